@@ -1,0 +1,434 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// BooksToIngest returns the books that are pending or parsed, oldest first,
+// each with the paths that hold it.
+func (d *DB) BooksToIngest(ctx context.Context) ([]Book, error) {
+	return d.queryBooks(ctx, `WHERE b.status IN ('pending', 'parsed') ORDER BY b.id`)
+}
+
+// BookMeta is what parsing learns about a book.
+type BookMeta struct {
+	Title      string
+	Authors    []string
+	Language   string
+	SourceType string
+	PageCount  int
+}
+
+// StoreParsed replaces the structure of book id with the given chapters
+// (with their sections and section text) and chunks, in one transaction, and
+// moves the book to Parsed. Storing the same book twice never duplicates rows.
+func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []Chapter, chunks []Chunk) error {
+	return w.Update(ctx, func(t *Tx) error {
+		res, err := t.tx.ExecContext(ctx, `DELETE FROM chunk WHERE book_id = ?`, id)
+		if err != nil {
+			return fmt.Errorf("clear book %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if err := t.bumpVectorGeneration(ctx); err != nil {
+				return fmt.Errorf("clear book %d: %w", id, err)
+			}
+		}
+		for _, q := range []string{
+			`DELETE FROM section WHERE book_id = ?`,
+			`DELETE FROM chapter WHERE book_id = ?`,
+		} {
+			if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
+				return fmt.Errorf("clear book %d: %w", id, err)
+			}
+		}
+		insCh, err := t.tx.PrepareContext(ctx, `INSERT INTO chapter(book_id, idx, title, anchor, page_start, page_end) VALUES (?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insCh.Close()
+		insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insSec.Close()
+		for _, c := range chapters {
+			if _, err := insCh.ExecContext(ctx, id, c.Index, c.Title, c.Anchor, c.PageStart, c.PageEnd); err != nil {
+				return fmt.Errorf("store chapter %d: %w", c.Index, err)
+			}
+			for _, s := range c.Sections {
+				if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, s.Text); err != nil {
+					return fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
+				}
+			}
+		}
+		insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insChunk.Close()
+		for _, k := range chunks {
+			state := k.State
+			if state == "" {
+				state = ChunkPending
+			}
+			if _, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state); err != nil {
+				return fmt.Errorf("store chunk %d: %w", k.Index, err)
+			}
+		}
+		authors, _ := json.Marshal(nonNil(meta.Authors))
+		slug, err := t.uniqueSlug(ctx, Slugify(meta.Title), id)
+		if err != nil {
+			return err
+		}
+		_, err = t.tx.ExecContext(ctx, `
+UPDATE book SET title = ?, authors = ?, author = ?, language = ?, source_type = ?, page_count = ?,
+	slug = ?, status = 'parsed', error = '', attempts = attempts + 1
+WHERE id = ?`,
+			meta.Title, string(authors), joinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, slug, id)
+		if err != nil {
+			return fmt.Errorf("update book %d: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// MarkFailed records that book id could not be ingested. A book that failed
+// stops replacing its older version, which is pruned like any other book no
+// file holds.
+func (w *Writer) MarkFailed(ctx context.Context, id int64, reason string) (pruned int, err error) {
+	err = w.Update(ctx, func(t *Tx) error {
+		if _, err := t.tx.ExecContext(ctx, `
+UPDATE book SET status = 'failed', error = ?, attempts = attempts + 1 WHERE id = ?`, reason, id); err != nil {
+			return fmt.Errorf("mark book %d failed: %w", id, err)
+		}
+		pruned, err = t.settle(ctx, id)
+		return err
+	})
+	return pruned, err
+}
+
+// ChunksToEmbed returns up to limit chunks of book id that are not embedded
+// yet, in book order.
+func (d *DB) ChunksToEmbed(ctx context.Context, id int64, limit int) ([]Chunk, error) {
+	rows, err := d.db.QueryContext(ctx, `
+SELECT id, idx, chapter_idx, section_idx, heading, context, text, state FROM chunk
+WHERE book_id = ? AND state != 'embedded' ORDER BY idx LIMIT ?`, id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		k := Chunk{BookID: id}
+		if err := rows.Scan(&k.ID, &k.Index, &k.ChapterIndex, &k.SectionIndex, &k.Heading, &k.Context, &k.Text, &k.State); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// StoreEmbeddings stores one vector per chunk id and marks those chunks
+// embedded, in one transaction.
+func (w *Writer) StoreEmbeddings(ctx context.Context, ids []int64, vecs [][]float32) error {
+	if len(ids) != len(vecs) {
+		return fmt.Errorf("store embeddings: %d ids, %d vectors", len(ids), len(vecs))
+	}
+	return w.Update(ctx, func(t *Tx) error {
+		ins, err := t.tx.PrepareContext(ctx, `
+INSERT INTO embedding(chunk_id, vec) VALUES (?, ?)
+ON CONFLICT(chunk_id) DO UPDATE SET vec = excluded.vec`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		upd, err := t.tx.PrepareContext(ctx, `UPDATE chunk SET state = 'embedded' WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		defer upd.Close()
+		var buf []byte
+		for i, id := range ids {
+			buf = EncodeVector(buf[:0], vecs[i])
+			if _, err := ins.ExecContext(ctx, id, buf); err != nil {
+				return fmt.Errorf("store embedding of chunk %d: %w", id, err)
+			}
+			if _, err := upd.ExecContext(ctx, id); err != nil {
+				return fmt.Errorf("mark chunk %d embedded: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// FinishBook moves book id to Ready once every chunk is embedded, prunes the
+// version it replaces, and hands that version's slug on, so that a book keeps
+// its name across edits. It returns the number of books pruned.
+func (w *Writer) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
+	err = w.Update(ctx, func(t *Tx) error {
+		var left int
+		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM chunk WHERE book_id = ? AND state != 'embedded'`, id).Scan(&left); err != nil {
+			return fmt.Errorf("finish book %d: %w", id, err)
+		}
+		if left > 0 {
+			return fmt.Errorf("finish book %d: %d chunks are not embedded yet", id, left)
+		}
+		if _, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id); err != nil {
+			return fmt.Errorf("finish book %d: %w", id, err)
+		}
+		pruned, err = t.settle(ctx, id)
+		return err
+	})
+	return pruned, err
+}
+
+// settle runs once book id has left the pipeline (ready or failed): the
+// version it replaced is pruned when no file holds it any more, and its slug
+// passes to id.
+func (t *Tx) settle(ctx context.Context, id int64) (int, error) {
+	var prevSlug sql.NullString
+	err := t.tx.QueryRowContext(ctx, `
+SELECT p.slug FROM book b JOIN book p ON p.id = b.replaces WHERE b.id = ?`, id).Scan(&prevSlug)
+	if err != nil && err != sql.ErrNoRows {
+		return 0, fmt.Errorf("settle book %d: %w", id, err)
+	}
+	pruned, err := t.Prune(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if prevSlug.Valid {
+		var taken int
+		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM book WHERE slug = ?`, prevSlug.String).Scan(&taken); err != nil {
+			return pruned, err
+		}
+		if taken == 0 {
+			if _, err := t.tx.ExecContext(ctx, `UPDATE book SET slug = ? WHERE id = ?`, prevSlug.String, id); err != nil {
+				return pruned, fmt.Errorf("settle book %d: %w", id, err)
+			}
+		}
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET replaces = NULL WHERE id = ?`, id); err != nil {
+		return pruned, fmt.Errorf("settle book %d: %w", id, err)
+	}
+	return pruned, nil
+}
+
+// DeleteBook removes the book with the given slug and excludes its content,
+// so that no later sync brings it back while a file still holds it.
+func (w *Writer) DeleteBook(ctx context.Context, slug string) (Book, error) {
+	var b Book
+	err := w.Update(ctx, func(t *Tx) error {
+		books, err := queryBooksTx(ctx, t.tx, `WHERE b.slug = ?`, slug)
+		if err != nil {
+			return err
+		}
+		if len(books) == 0 {
+			return bookNotFound(slug)
+		}
+		b = books[0]
+		path := b.originPath
+		if len(b.Paths) > 0 {
+			path = b.Paths[0]
+		}
+		if _, err := t.tx.ExecContext(ctx, `
+INSERT INTO exclusion(hash, title, path, excluded_at) VALUES (?, ?, ?, ?)
+ON CONFLICT(hash) DO NOTHING`, b.Hash, b.Title, path, t.now); err != nil {
+			return fmt.Errorf("exclude %s: %w", slug, err)
+		}
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM book WHERE id = ?`, b.ID); err != nil {
+			return fmt.Errorf("delete %s: %w", slug, err)
+		}
+		return t.bumpVectorGeneration(ctx)
+	})
+	return b, err
+}
+
+// Exclusion is a content the user deleted; syncs skip files that hold it.
+type Exclusion struct {
+	Hash       Hash      `json:"hash"`
+	Title      string    `json:"title"`
+	Path       string    `json:"path"`
+	ExcludedAt time.Time `json:"excluded_at"`
+}
+
+// Exclusions lists the excluded contents, newest first.
+func (d *DB) Exclusions(ctx context.Context) ([]Exclusion, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT hash, title, path, excluded_at FROM exclusion ORDER BY excluded_at DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list exclusions: %w", err)
+	}
+	defer rows.Close()
+	var out []Exclusion
+	for rows.Next() {
+		var e Exclusion
+		var at int64
+		if err := rows.Scan(&e.Hash, &e.Title, &e.Path, &at); err != nil {
+			return nil, err
+		}
+		e.ExcludedAt = time.Unix(0, at).UTC()
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// LiftExclusion removes the exclusion whose hash, hash prefix (at least 6
+// hex digits), path or title matches key. The next sync ingests the content
+// again if a file still holds it.
+func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, error) {
+	ex, err := w.Exclusions(ctx)
+	if err != nil {
+		return Exclusion{}, err
+	}
+	var found []Exclusion
+	hexKey := strings.TrimPrefix(strings.ToLower(key), hashPrefix)
+	for _, e := range ex {
+		hs := strings.TrimPrefix(e.Hash.String(), hashPrefix)
+		if (len(hexKey) >= 6 && strings.HasPrefix(hs, hexKey)) || e.Path == key || strings.EqualFold(e.Title, key) {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Exclusion{}, (&Error{Code: NotFound, Msg: fmt.Sprintf("no exclusion matches %q", key)}).
+			WithHint("`grimoire exclusions` lists them")
+	case 1:
+	default:
+		return Exclusion{}, (&Error{Code: Invalid, Msg: fmt.Sprintf("%d exclusions match %q", len(found), key)}).
+			WithHint("give more of the hash")
+	}
+	err = w.Update(ctx, func(t *Tx) error {
+		_, err := t.tx.ExecContext(ctx, `DELETE FROM exclusion WHERE hash = ?`, found[0].Hash)
+		return err
+	})
+	return found[0], err
+}
+
+// Stamp identifies the embedding model whose vectors the index holds.
+type Stamp struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Dim      int    `json:"dim"`
+	Prefix   string `json:"prefix,omitempty"`
+}
+
+func (s Stamp) String() string {
+	return fmt.Sprintf("%s/%s (%d dimensions)", s.Provider, s.Model, s.Dim)
+}
+
+const stampKey = "embedding_model"
+
+// Stamp returns the index's embedding stamp; ok is false before the first
+// embedding was stored.
+func (d *DB) Stamp(ctx context.Context) (s Stamp, ok bool, err error) {
+	var v string
+	err = d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, stampKey).Scan(&v)
+	if err == sql.ErrNoRows {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, fmt.Errorf("read embedding stamp: %w", err)
+	}
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return s, false, fmt.Errorf("read embedding stamp: %w", err)
+	}
+	return s, true, nil
+}
+
+// CheckStamp compares the configured model with the index's stamp. An index
+// without a stamp gets this one (writers only); a different model is refused.
+func (d *DB) CheckStamp(ctx context.Context, want Stamp) error {
+	have, ok, err := d.Stamp(ctx)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if have != want {
+			return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s holds vectors of %s, but the configuration asks for %s", d.path, have, want)}).
+				WithHint("run `grimoire reindex --embeddings` to re-embed the library with the new model, or set [embedding] back")
+		}
+		return nil
+	}
+	return nil
+}
+
+// SetStamp records the model when the index has none yet.
+func (w *Writer) SetStamp(ctx context.Context, s Stamp) error {
+	if err := w.CheckStamp(ctx, s); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(s)
+	_, err := w.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, stampKey, string(b))
+	if err != nil {
+		return fmt.Errorf("record embedding stamp: %w", err)
+	}
+	return nil
+}
+
+// EncodeVector appends v as little-endian float32s to dst.
+func EncodeVector(dst []byte, v []float32) []byte {
+	for _, f := range v {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(f))
+	}
+	return dst
+}
+
+// DecodeVector decodes what EncodeVector wrote into dst, which must have
+// room for len(b)/4 values.
+func DecodeVector(dst []float32, b []byte) {
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func joinAuthors(a []string) string { return strings.Join(a, "; ") }
+
+func bookNotFound(slug string) error {
+	return (&Error{Code: NotFound, Msg: fmt.Sprintf("no book %q", slug)}).
+		WithHint("`grimoire list` shows the books and their slugs")
+}
+
+// RetryFailed puts failed books back in the queue.
+func (w *Writer) RetryFailed(ctx context.Context) error {
+	if _, err := w.db.ExecContext(ctx, `UPDATE book SET status = 'pending' WHERE status = 'failed'`); err != nil {
+		return fmt.Errorf("retry failed books: %w", err)
+	}
+	return nil
+}
+
+// RebuildFTS rebuilds the full-text index from the stored chunks.
+func (w *Writer) RebuildFTS(ctx context.Context) error {
+	if _, err := w.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`); err != nil {
+		return fmt.Errorf("rebuild full-text index: %w", err)
+	}
+	return nil
+}
+
+// Check runs SQLite's and FTS5's integrity checks and returns what they
+// report; nil means the index is sound.
+func (d *DB) Check(ctx context.Context) error {
+	var res string
+	if err := d.db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
+		return fmt.Errorf("integrity check: %w", err)
+	}
+	if res != "ok" {
+		return fmt.Errorf("integrity check: %s", res)
+	}
+	if _, err := d.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		return fmt.Errorf("full-text integrity check: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error for the CLI (exit status) and the MCP server
+// (tool error versus internal error).
+type Code int
+
+const (
+	// Internal is a failure of grimoire or its environment.
+	Internal Code = iota
+	// NotFound means the named book, chapter, section or chunk does not exist.
+	NotFound
+	// Invalid means the request itself is wrong and retrying will not help.
+	Invalid
+	// Conflict means another process holds what this one needs (the writer
+	// lock), or the index is in a state that forbids the operation (a model
+	// mismatch).
+	Conflict
+)
+
+// Error is an error a person can act on: what failed, why, and what to do.
+type Error struct {
+	Code Code
+	// Msg says what failed, naming the file or book.
+	Msg string
+	// Hint says what the user should do next; may be empty.
+	Hint string
+	// Err is the underlying cause; may be nil.
+	Err error
+}
+
+func (e *Error) Error() string {
+	s := e.Msg
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	if e.Hint != "" {
+		s += " — " + e.Hint
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the code, a formatted message and no hint.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// WithHint returns e with its hint set.
+func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// CodeOf returns the Code of the first *Error in err's chain, or Internal.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return Internal
+}
+
+// ErrNotFound is matched by errors.Is for every NotFound error.
+var ErrNotFound = errors.New("not found")
+
+// Is lets errors.Is(err, ErrNotFound) match NotFound errors.
+func (e *Error) Is(target error) bool { return target == ErrNotFound && e.Code == NotFound }

@@ -1,0 +1,258 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Files returns every file row, keyed by path.
+func (d *DB) Files(ctx context.Context) (map[string]File, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT path, root, hash, size, mtime_ns, inode, verified_ns FROM file`)
+	if err != nil {
+		return nil, fmt.Errorf("load files: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]File)
+	for rows.Next() {
+		var f File
+		var inode int64
+		if err := rows.Scan(&f.Path, &f.Root, &f.Hash, &f.Size, &f.MtimeNS, &inode, &f.VerifiedNS); err != nil {
+			return nil, fmt.Errorf("load files: %w", err)
+		}
+		f.Inode = uint64(inode)
+		out[f.Path] = f
+	}
+	return out, rows.Err()
+}
+
+// Tx is a short write transaction of the writer.
+type Tx struct {
+	tx  *sql.Tx
+	now int64
+}
+
+// Update runs fn in one write transaction and commits it when fn returns nil.
+func (w *Writer) Update(ctx context.Context, fn func(*Tx) error) error {
+	tx, err := w.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(&Tx{tx: tx, now: time.Now().UnixNano()}); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// PutFile inserts or replaces a file row, and makes sure its content has a
+// book (pending when new) unless the content is excluded. When the path held
+// other content before (previous), the new book is marked as replacing the
+// old one, so the old version keeps answering until the new one is ready.
+// sourceType is the book's format as far as the path tells. It reports
+// whether a book was created.
+func (t *Tx) PutFile(ctx context.Context, f File, previous Hash, sourceType string) (created bool, err error) {
+	_, err = t.tx.ExecContext(ctx, `
+INSERT INTO file(path, root, hash, size, mtime_ns, inode, verified_ns) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(path) DO UPDATE SET root = excluded.root, hash = excluded.hash, size = excluded.size,
+	mtime_ns = excluded.mtime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns`,
+		f.Path, f.Root, f.Hash, f.Size, f.MtimeNS, int64(f.Inode), f.VerifiedNS)
+	if err != nil {
+		return false, fmt.Errorf("record %s: %w", f.Path, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM file_issue WHERE path = ?`, f.Path); err != nil {
+		return false, fmt.Errorf("record %s: %w", f.Path, err)
+	}
+	var replaces int64
+	if !previous.IsZero() && previous != f.Hash {
+		replaces, err = t.successorOf(ctx, previous)
+		if err != nil {
+			return false, fmt.Errorf("record %s: %w", f.Path, err)
+		}
+	}
+	return t.ensureBook(ctx, f.Hash, f.Path, f.Size, sourceType, replaces)
+}
+
+// successorOf returns the book a new version of the content prev should
+// replace: prev's own book when it is ready, else the book prev itself was
+// replacing (an unfinished version never answers, so the last finished one
+// keeps answering). 0 when there is none or prev is still held elsewhere.
+func (t *Tx) successorOf(ctx context.Context, prev Hash) (int64, error) {
+	var id int64
+	var status string
+	var replaces sql.NullInt64
+	err := t.tx.QueryRowContext(ctx, `SELECT id, status, replaces FROM book WHERE hash = ?`, prev).Scan(&id, &status, &replaces)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if BookStatus(status) == Ready {
+		return id, nil
+	}
+	return replaces.Int64, nil
+}
+
+func (t *Tx) ensureBook(ctx context.Context, h Hash, path string, size int64, sourceType string, replaces int64) (bool, error) {
+	var exists int
+	err := t.tx.QueryRowContext(ctx, `
+SELECT (SELECT count(*) FROM book WHERE hash = ?1) + (SELECT count(*) FROM exclusion WHERE hash = ?1)`, h).Scan(&exists)
+	if err != nil {
+		return false, fmt.Errorf("look up %s: %w", h.Short(), err)
+	}
+	if exists > 0 {
+		return false, nil
+	}
+	slug, err := t.uniqueSlug(ctx, Slugify(fileStem(path)), 0)
+	if err != nil {
+		return false, err
+	}
+	var rep any
+	if replaces != 0 {
+		rep = replaces
+	}
+	_, err = t.tx.ExecContext(ctx, `
+INSERT INTO book(hash, slug, title, source_type, size, origin_path, replaces, added_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		h, slug, fileStem(path), sourceType, size, path, rep, t.now)
+	if err != nil {
+		return false, fmt.Errorf("create book for %s: %w", path, err)
+	}
+	return true, nil
+}
+
+// RemoveFile deletes a file row. The book it pointed at is pruned later by
+// Prune if no other file holds it.
+func (t *Tx) RemoveFile(ctx context.Context, path string) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM file WHERE path = ?`, path); err != nil {
+		return fmt.Errorf("remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// RecordIssue remembers why a file could not be indexed (too large,
+// unreadable), so status can show it until it is resolved.
+func (t *Tx) RecordIssue(ctx context.Context, path, reason string) error {
+	_, err := t.tx.ExecContext(ctx, `
+INSERT INTO file_issue(path, error, seen_at) VALUES (?, ?, ?)
+ON CONFLICT(path) DO UPDATE SET error = excluded.error, seen_at = excluded.seen_at`, path, reason, t.now)
+	if err != nil {
+		return fmt.Errorf("record issue with %s: %w", path, err)
+	}
+	return nil
+}
+
+// ClearIssues forgets the issues of paths that are not in keep and lie under
+// one of roots (issues elsewhere belong to roots that were not scanned).
+func (t *Tx) ClearIssues(ctx context.Context, roots []string, keep map[string]bool) error {
+	rows, err := t.tx.QueryContext(ctx, `SELECT path FROM file_issue`)
+	if err != nil {
+		return fmt.Errorf("clear issues: %w", err)
+	}
+	var drop []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("clear issues: %w", err)
+		}
+		if !keep[p] && underAny(p, roots) {
+			drop = append(drop, p)
+		}
+	}
+	rows.Close()
+	for _, p := range drop {
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM file_issue WHERE path = ?`, p); err != nil {
+			return fmt.Errorf("clear issues: %w", err)
+		}
+	}
+	return nil
+}
+
+// EnsureBooks creates a pending book for every file content that has none and
+// is not excluded (after an exclusion is lifted, or a book was deleted by
+// hand). typeOf gives a path's source type. It returns how many it created.
+func (t *Tx) EnsureBooks(ctx context.Context, typeOf func(path string) string) (int, error) {
+	rows, err := t.tx.QueryContext(ctx, `
+SELECT f.hash, min(f.path), max(f.size) FROM file f
+WHERE NOT EXISTS (SELECT 1 FROM book b WHERE b.hash = f.hash)
+  AND NOT EXISTS (SELECT 1 FROM exclusion e WHERE e.hash = f.hash)
+GROUP BY f.hash`)
+	if err != nil {
+		return 0, fmt.Errorf("find contents without a book: %w", err)
+	}
+	type missing struct {
+		h    Hash
+		path string
+		size int64
+	}
+	var todo []missing
+	for rows.Next() {
+		var m missing
+		if err := rows.Scan(&m.h, &m.path, &m.size); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		todo = append(todo, m)
+	}
+	rows.Close()
+	n := 0
+	for _, m := range todo {
+		created, err := t.ensureBook(ctx, m.h, m.path, m.size, typeOf(m.path), 0)
+		if err != nil {
+			return n, err
+		}
+		if created {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// Prune deletes every book that no file holds, except one that still answers
+// for a file whose new content is being ingested. It returns the number of
+// books deleted.
+func (t *Tx) Prune(ctx context.Context) (int, error) {
+	res, err := t.tx.ExecContext(ctx, `
+DELETE FROM book WHERE id IN (
+	SELECT b.id FROM book b
+	WHERE NOT EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash)
+	  AND NOT EXISTS (SELECT 1 FROM book s WHERE s.replaces = b.id AND s.status IN ('pending', 'parsed'))
+)`)
+	if err != nil {
+		return 0, fmt.Errorf("prune books: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		if err := t.bumpVectorGeneration(ctx); err != nil {
+			return 0, fmt.Errorf("prune books: %w", err)
+		}
+	}
+	return int(n), nil
+}
+
+func underAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Excluded reports whether the user deleted the content h.
+func (t *Tx) Excluded(ctx context.Context, h Hash) (bool, error) {
+	var n int
+	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM exclusion WHERE hash = ?`, h).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up exclusion of %s: %w", h.Short(), err)
+	}
+	return n > 0, nil
+}

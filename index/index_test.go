@@ -1,0 +1,353 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func mustOpenWriter(t *testing.T) *Writer {
+	t.Helper()
+	w, err := OpenWriter(context.Background(), filepath.Join(t.TempDir(), "idx", "grimoire.db"), "grimoire test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
+
+func TestHashRoundTrip(t *testing.T) {
+	h := SumBytes([]byte("hello"))
+	s := h.String()
+	if !strings.HasPrefix(s, "blake3-") || len(s) != len("blake3-")+64 {
+		t.Fatalf("String() = %q", s)
+	}
+	// b3sum of "hello" (no newline).
+	if want := "blake3-ea8f163db38682925e4491c5e58d4bb3506ef8c14eb78a86e908c5624a67200f"; s != want {
+		t.Fatalf("hash of hello = %s, want %s", s, want)
+	}
+	p, err := ParseHash(s)
+	if err != nil || p != h {
+		t.Fatalf("ParseHash(%q) = %v, %v", s, p, err)
+	}
+	for _, bad := range []string{"", "sha1-00", "blake3-xyz", "blake3-" + strings.Repeat("0", 63)} {
+		if _, err := ParseHash(bad); err == nil {
+			t.Errorf("ParseHash(%q) succeeded", bad)
+		}
+	}
+	hr, n, err := HashReader(strings.NewReader("hello"), nil)
+	if err != nil || hr != h || n != 5 {
+		t.Fatalf("HashReader = %v, %d, %v", hr, n, err)
+	}
+}
+
+func TestSlugify(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Alice's Adventures in Wonderland", "alice-s-adventures-in-wonderland"},
+		{"Candide, ou l'Optimisme", "candide-ou-l-optimisme"},
+		{"  Über Café  ", "uber-cafe"},
+		{"世界人権宣言", "世界人権宣言"},
+		{"!!!", "book"},
+		{"", "book"},
+		{strings.Repeat("word ", 40), strings.TrimSuffix(strings.Repeat("word-", 12), "-")},
+	}
+	for _, tc := range tests {
+		if got := Slugify(tc.in); got != tc.want {
+			t.Errorf("Slugify(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSecondWriterIsRefusedWithHolder(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	_, err := OpenWriter(ctx, w.Path(), "grimoire other")
+	if err == nil {
+		t.Fatal("second writer opened")
+	}
+	if CodeOf(err) != Conflict {
+		t.Errorf("code = %v, want Conflict", CodeOf(err))
+	}
+	if !strings.Contains(err.Error(), "grimoire test (pid") {
+		t.Errorf("error does not name the holder: %v", err)
+	}
+	h, running := ReadLockHolder(w.Path())
+	if !running || h.Command != "grimoire test" {
+		t.Errorf("ReadLockHolder = %+v, %v", h, running)
+	}
+	w.Close()
+	if _, running := ReadLockHolder(w.Path()); running {
+		t.Error("lock still reported held after Close")
+	}
+	w2, err := OpenWriter(ctx, w.Path(), "grimoire again")
+	if err != nil {
+		t.Fatalf("reopen after close: %v", err)
+	}
+	w2.Close()
+}
+
+func TestReaderIsReadOnly(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	r, err := OpenReader(ctx, w.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('x', 'y')`); err == nil {
+		t.Fatal("a reader could write")
+	}
+	if _, err := OpenReader(ctx, filepath.Join(t.TempDir(), "none.db")); CodeOf(err) != NotFound {
+		t.Fatalf("reader on a missing index: %v", err)
+	}
+}
+
+func TestPathsWithURICharacters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my books?#%")
+	w, err := OpenWriter(context.Background(), filepath.Join(dir, "g.db"), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := OpenReader(context.Background(), filepath.Join(dir, "g.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+}
+
+// put records path as holding content, as reconcile does.
+func put(t *testing.T, w *Writer, path, content string, prev Hash) (Hash, bool) {
+	t.Helper()
+	h := SumBytes([]byte(content))
+	var created bool
+	err := w.Update(context.Background(), func(tx *Tx) error {
+		var err error
+		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content))}, prev, "text")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, created
+}
+
+func remove(t *testing.T, w *Writer, path string) int {
+	t.Helper()
+	var pruned int
+	err := w.Update(context.Background(), func(tx *Tx) error {
+		if err := tx.RemoveFile(context.Background(), path); err != nil {
+			return err
+		}
+		var err error
+		pruned, err = tx.Prune(context.Background())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pruned
+}
+
+// ingestFake moves a book through the pipeline with one chunk.
+func ingestFake(t *testing.T, w *Writer, h Hash, title, text string) Book {
+	t.Helper()
+	ctx := context.Background()
+	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
+	if err != nil || len(books) != 1 {
+		t.Fatalf("book for %s: %v %v", h.Short(), books, err)
+	}
+	b := books[0]
+	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: text, ChunkCount: 1}}}}
+	k := []Chunk{{Index: 0, Heading: title + " › One", Text: text, State: ChunkContextualized}}
+	if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: title, SourceType: "text"}, ch, k); err != nil {
+		t.Fatal(err)
+	}
+	todo, err := w.ChunksToEmbed(ctx, b.ID, 10)
+	if err != nil || len(todo) != 1 {
+		t.Fatalf("ChunksToEmbed: %v %v", todo, err)
+	}
+	if err := w.StoreEmbeddings(ctx, []int64{todo[0].ID}, [][]float32{{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.FinishBook(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	books, err = w.queryBooks(ctx, `WHERE b.hash = ?`, h)
+	if err != nil || len(books) != 1 {
+		t.Fatalf("book for %s after ingest: %v %v", h.Short(), books, err)
+	}
+	return books[0]
+}
+
+func count(t *testing.T, w *Writer, q string) int {
+	t.Helper()
+	var n int
+	if err := w.db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestEditKeepsOldVersionUntilNewIsReady(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h1, created := put(t, w, "/lib/a.txt", "first version", Hash{})
+	if !created {
+		t.Fatal("no book created for new content")
+	}
+	old := ingestFake(t, w, h1, "Alpha", "first version")
+	if old.Slug != "alpha" {
+		t.Fatalf("slug = %q", old.Slug)
+	}
+
+	h2, created := put(t, w, "/lib/a.txt", "second version", h1)
+	if !created {
+		t.Fatal("no book for the edit")
+	}
+	if n := remove(t, w, "/lib/none"); n != 0 {
+		t.Fatalf("pruned %d while the new version is pending", n)
+	}
+	hits, err := w.SearchFTS(ctx, `"first"`, BookFilter{}, FTSWeights{1, 1, 1}, 10)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("old version no longer answers: %v %v", hits, err)
+	}
+	nb := ingestFake(t, w, h2, "Alpha", "second version")
+	if nb.Slug != "alpha" {
+		t.Errorf("new version slug = %q, want the old one's", nb.Slug)
+	}
+	if n := count(t, w, `SELECT count(*) FROM book`); n != 1 {
+		t.Errorf("%d books after the edit, want 1", n)
+	}
+	if hits, _ := w.SearchFTS(ctx, `"first"`, BookFilter{}, FTSWeights{1, 1, 1}, 10); len(hits) != 0 {
+		t.Errorf("old text still found: %v", hits)
+	}
+	if n := count(t, w, `SELECT count(*) FROM embedding`); n != 1 {
+		t.Errorf("%d embeddings, want 1 (the old one cascaded away)", n)
+	}
+}
+
+func TestEditTwiceBeforeIngestKeepsLastReadyVersion(t *testing.T) {
+	w := mustOpenWriter(t)
+	h1, _ := put(t, w, "/lib/a.txt", "v1", Hash{})
+	ingestFake(t, w, h1, "A", "v1")
+	h2, _ := put(t, w, "/lib/a.txt", "v2", h1)
+	h3, _ := put(t, w, "/lib/a.txt", "v3", h2)
+	remove(t, w, "/lib/none")
+	// v2 never became ready: it is pruned; v1 answers until v3 is ready.
+	if n := count(t, w, `SELECT count(*) FROM book`); n != 2 {
+		t.Fatalf("%d books, want v1 and v3", n)
+	}
+	ingestFake(t, w, h3, "A", "v3")
+	if n := count(t, w, `SELECT count(*) FROM book`); n != 1 {
+		t.Fatalf("%d books after v3 is ready, want 1", n)
+	}
+}
+
+func TestCopyMoveDeleteAndExclusion(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := put(t, w, "/lib/a.txt", "content", Hash{})
+	b := ingestFake(t, w, h, "A", "content")
+	if _, created := put(t, w, "/lib/copy.txt", "content", Hash{}); created {
+		t.Error("a copy created a book")
+	}
+	if n := remove(t, w, "/lib/a.txt"); n != 0 {
+		t.Errorf("pruned %d while a copy still holds the book", n)
+	}
+	if n := remove(t, w, "/lib/copy.txt"); n != 1 {
+		t.Errorf("pruned %d when the last file went, want 1", n)
+	}
+	if n := count(t, w, `SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH 'content'`); n != 0 {
+		t.Errorf("FTS still has %d rows of a pruned book", n)
+	}
+
+	h, _ = put(t, w, "/lib/b.txt", "other", Hash{})
+	b = ingestFake(t, w, h, "B", "other")
+	if _, err := w.DeleteBook(ctx, b.Slug); err != nil {
+		t.Fatal(err)
+	}
+	var created int
+	w.Update(ctx, func(tx *Tx) error {
+		var err error
+		created, err = tx.EnsureBooks(ctx, func(string) string { return "text" })
+		return err
+	})
+	if created != 0 {
+		t.Error("an excluded content came back")
+	}
+	if _, err := w.DeleteBook(ctx, b.Slug); !errors.Is(err, ErrNotFound) {
+		t.Errorf("deleting twice: %v", err)
+	}
+	ex, err := w.Exclusions(ctx)
+	if err != nil || len(ex) != 1 || ex[0].Path != "/lib/b.txt" {
+		t.Fatalf("exclusions = %+v, %v", ex, err)
+	}
+	if _, err := w.LiftExclusion(ctx, ex[0].Hash.String()[7:19]); err != nil {
+		t.Fatal(err)
+	}
+	w.Update(ctx, func(tx *Tx) error {
+		var err error
+		created, err = tx.EnsureBooks(ctx, func(string) string { return "text" })
+		return err
+	})
+	if created != 1 {
+		t.Errorf("lifting the exclusion did not bring the book back (%d created)", created)
+	}
+}
+
+func TestStoreParsedTwiceDoesNotDuplicate(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := put(t, w, "/lib/a.txt", "x", Hash{})
+	books, _ := w.BooksToIngest(ctx)
+	id := books[0].ID
+	ch := []Chapter{{Index: 0, Title: "C", Sections: []Section{{Index: 0, Title: "S", Text: "x y"}}}}
+	k := []Chunk{{Index: 0, Heading: "h", Text: "x"}, {Index: 1, Heading: "h", Text: "y"}}
+	for range 2 {
+		if err := w.StoreParsed(ctx, id, BookMeta{Title: "T"}, ch, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(t, w, `SELECT count(*) FROM chunk`); n != 2 {
+		t.Errorf("%d chunks, want 2", n)
+	}
+	if n := count(t, w, `SELECT count(*) FROM chunk_fts`); n != 2 {
+		t.Errorf("%d FTS rows, want 2", n)
+	}
+	_ = h
+	if err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStamp(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	s := Stamp{Provider: "builtin", Model: "m1", Dim: 256}
+	if err := w.CheckStamp(ctx, s); err != nil {
+		t.Fatalf("empty index refused a model: %v", err)
+	}
+	if err := w.SetStamp(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	other := s
+	other.Model = "m2"
+	err := w.CheckStamp(ctx, other)
+	if CodeOf(err) != Conflict || !strings.Contains(err.Error(), "reindex --embeddings") {
+		t.Fatalf("model switch: %v", err)
+	}
+}
+
+func TestVectorsRoundTrip(t *testing.T) {
+	v := []float32{0.5, -1, 3.25}
+	got := make([]float32, 3)
+	DecodeVector(got, EncodeVector(nil, v))
+	for i := range v {
+		if got[i] != v[i] {
+			t.Fatalf("got %v, want %v", got, v)
+		}
+	}
+}

@@ -1,0 +1,345 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.language, b.source_type, b.page_count,
+	b.size, b.status, b.error, b.attempts, coalesce(b.replaces, 0), b.origin_path, b.added_at, b.ready_at,
+	(SELECT count(*) FROM chapter c WHERE c.book_id = b.id),
+	(SELECT count(*) FROM section s WHERE s.book_id = b.id),
+	(SELECT count(*) FROM chunk k WHERE k.book_id = b.id)`
+
+func (d *DB) queryBooks(ctx context.Context, where string, args ...any) ([]Book, error) {
+	return queryBooksTx(ctx, d.db, where, args...)
+}
+
+func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]Book, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+bookColumns+` FROM book b `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list books: %w", err)
+	}
+	var books []Book
+	for rows.Next() {
+		var b Book
+		var authors string
+		var added, ready int64
+		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &b.Language, &b.SourceType, &b.PageCount,
+			&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.originPath, &added, &ready,
+			&b.Chapters, &b.Sections, &b.Chunks); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list books: %w", err)
+		}
+		json.Unmarshal([]byte(authors), &b.Authors)
+		b.AddedAt = time.Unix(0, added).UTC()
+		if ready != 0 {
+			b.ReadyAt = time.Unix(0, ready).UTC()
+		}
+		books = append(books, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list books: %w", err)
+	}
+	if len(books) == 0 {
+		return books, nil
+	}
+	// Paths: one query for all, rather than one per book.
+	byHash := make(map[Hash][]int, len(books))
+	for i, b := range books {
+		byHash[b.Hash] = append(byHash[b.Hash], i)
+	}
+	pq, pargs := `SELECT hash, path FROM file ORDER BY path`, []any(nil)
+	if len(byHash) <= 500 {
+		pq = `SELECT hash, path FROM file WHERE hash IN (` + strings.TrimSuffix(strings.Repeat("?,", len(byHash)), ",") + `) ORDER BY path`
+		for h := range byHash {
+			pargs = append(pargs, h)
+		}
+	}
+	prows, err := q.QueryContext(ctx, pq, pargs...)
+	if err != nil {
+		return nil, fmt.Errorf("list book paths: %w", err)
+	}
+	defer prows.Close()
+	for prows.Next() {
+		var h Hash
+		var p string
+		if err := prows.Scan(&h, &p); err != nil {
+			return nil, fmt.Errorf("list book paths: %w", err)
+		}
+		for _, i := range byHash[h] {
+			books[i].Paths = append(books[i].Paths, p)
+		}
+	}
+	return books, prows.Err()
+}
+
+// BookFilter selects books. Zero fields select everything.
+type BookFilter struct {
+	// Slug selects one book.
+	Slug string
+	// Author matches any part of the author names, case-insensitively.
+	Author string
+	// Type is a source type: "markdown", "text", "pdf", "epub".
+	Type string
+	// PathPrefix selects books with a file under this path.
+	PathPrefix string
+	// Query matches any part of the title or authors, case-insensitively.
+	Query string
+	// ReadyOnly leaves out books that are not ready.
+	ReadyOnly bool
+}
+
+func (f BookFilter) where() (string, []any) {
+	var conds []string
+	var args []any
+	if f.Slug != "" {
+		conds = append(conds, "b.slug = ?")
+		args = append(args, f.Slug)
+	}
+	if f.Author != "" {
+		conds = append(conds, "b.author LIKE ? ESCAPE '\\'")
+		args = append(args, "%"+likeEscape(f.Author)+"%")
+	}
+	if f.Type != "" {
+		conds = append(conds, "b.source_type = ?")
+		args = append(args, strings.ToLower(f.Type))
+	}
+	if f.PathPrefix != "" {
+		conds = append(conds, "EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash AND f.path LIKE ? ESCAPE '\\')")
+		args = append(args, likeEscape(f.PathPrefix)+"%")
+	}
+	if f.Query != "" {
+		conds = append(conds, "(b.title LIKE ? ESCAPE '\\' OR b.author LIKE ? ESCAPE '\\')")
+		q := "%" + likeEscape(f.Query) + "%"
+		args = append(args, q, q)
+	}
+	if f.ReadyOnly {
+		conds = append(conds, "b.status = 'ready'")
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return "WHERE " + strings.Join(conds, " AND "), args
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// Books lists the books f selects, by title.
+func (d *DB) Books(ctx context.Context, f BookFilter) ([]Book, error) {
+	where, args := f.where()
+	return d.queryBooks(ctx, where+" ORDER BY b.title COLLATE NOCASE, b.id", args...)
+}
+
+// BookIDs returns the ids of the books f selects.
+func (d *DB) BookIDs(ctx context.Context, f BookFilter) (map[int64]bool, error) {
+	where, args := f.where()
+	rows, err := d.db.QueryContext(ctx, `SELECT b.id FROM book b `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("select books: %w", err)
+	}
+	defer rows.Close()
+	ids := make(map[int64]bool)
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// Book returns the book with the given slug, or a NotFound error.
+func (d *DB) Book(ctx context.Context, slug string) (Book, error) {
+	books, err := d.queryBooks(ctx, `WHERE b.slug = ?`, slug)
+	if err != nil {
+		return Book{}, err
+	}
+	if len(books) == 0 {
+		return Book{}, bookNotFound(slug)
+	}
+	return books[0], nil
+}
+
+// Outline returns the chapters of book id with their sections (without
+// text).
+func (d *DB) Outline(ctx context.Context, id int64) ([]Chapter, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT idx, title, anchor, page_start, page_end FROM chapter WHERE book_id = ? ORDER BY idx`, id)
+	if err != nil {
+		return nil, fmt.Errorf("outline of book %d: %w", id, err)
+	}
+	var chapters []Chapter
+	for rows.Next() {
+		var c Chapter
+		if err := rows.Scan(&c.Index, &c.Title, &c.Anchor, &c.PageStart, &c.PageEnd); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		chapters = append(chapters, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	srows, err := d.db.QueryContext(ctx, `
+SELECT chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count
+FROM section WHERE book_id = ? ORDER BY chapter_idx, idx`, id)
+	if err != nil {
+		return nil, fmt.Errorf("outline of book %d: %w", id, err)
+	}
+	defer srows.Close()
+	for srows.Next() {
+		var s Section
+		if err := srows.Scan(&s.ChapterIndex, &s.Index, &s.Title, &s.Synthesized, &s.Anchor, &s.PageStart, &s.PageEnd, &s.Tokens, &s.FirstChunk, &s.ChunkCount); err != nil {
+			return nil, err
+		}
+		if s.ChapterIndex >= 0 && s.ChapterIndex < len(chapters) {
+			chapters[s.ChapterIndex].Sections = append(chapters[s.ChapterIndex].Sections, s)
+		}
+	}
+	return chapters, srows.Err()
+}
+
+// Section returns one section of book id with its text, and its chapter's
+// title.
+func (d *DB) Section(ctx context.Context, id int64, chapter, section int) (Section, string, error) {
+	var s Section
+	var chTitle string
+	err := d.db.QueryRowContext(ctx, `
+SELECT s.chapter_idx, s.idx, s.title, s.synthesized, s.anchor, s.page_start, s.page_end, s.tokens,
+	s.first_chunk, s.chunk_count, s.text, c.title
+FROM section s JOIN chapter c ON c.book_id = s.book_id AND c.idx = s.chapter_idx
+WHERE s.book_id = ? AND s.chapter_idx = ? AND s.idx = ?`, id, chapter, section).Scan(
+		&s.ChapterIndex, &s.Index, &s.Title, &s.Synthesized, &s.Anchor, &s.PageStart, &s.PageEnd, &s.Tokens,
+		&s.FirstChunk, &s.ChunkCount, &s.Text, &chTitle)
+	if err == sql.ErrNoRows {
+		return s, "", &Error{Code: NotFound, Msg: fmt.Sprintf("no section %d of chapter %d", section, chapter)}
+	}
+	if err != nil {
+		return s, "", fmt.Errorf("section %d.%d of book %d: %w", chapter, section, id, err)
+	}
+	return s, chTitle, nil
+}
+
+// ChunkRange returns the chunks of book id with from ≤ index ≤ to, in order.
+func (d *DB) ChunkRange(ctx context.Context, id int64, from, to int) ([]Chunk, error) {
+	rows, err := d.db.QueryContext(ctx, `
+SELECT id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state
+FROM chunk WHERE book_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`, id, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Chunk
+	for rows.Next() {
+		k := Chunk{BookID: id}
+		if err := rows.Scan(&k.ID, &k.Index, &k.ChapterIndex, &k.SectionIndex, &k.Heading, &k.Context, &k.Text, &k.Anchor, &k.PageStart, &k.PageEnd, &k.Tokens, &k.State); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+// Hit is a chunk with what a citation needs.
+type Hit struct {
+	Chunk
+	Book         Book
+	ChapterTitle string
+	SectionTitle string
+}
+
+// Hits loads the chunks with the given ids, with their books, in the order
+// of ids. Ids that no longer exist, or whose book is not ready, are left out.
+func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := d.db.QueryContext(ctx, `
+SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
+	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, '')
+FROM chunk k
+JOIN book b ON b.id = k.book_id AND b.status = 'ready'
+LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
+LEFT JOIN section s ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
+WHERE k.id IN (`+ph+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load hits: %w", err)
+	}
+	byID := make(map[int64]Hit, len(ids))
+	bookIDs := make(map[int64]bool)
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ID, &h.BookID, &h.Index, &h.ChapterIndex, &h.SectionIndex, &h.Heading, &h.Context, &h.Text, &h.Anchor,
+			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		byID[h.ID] = h
+		bookIDs[h.BookID] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	books, err := d.booksByID(ctx, bookIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, 0, len(byID))
+	for _, id := range ids {
+		h, ok := byID[id]
+		if !ok {
+			continue
+		}
+		h.Book = books[h.BookID]
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list := make([]int64, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(list)), ",")
+	args := make([]any, len(list))
+	for i, id := range list {
+		args[i] = id
+	}
+	books, err := d.queryBooks(ctx, `WHERE b.id IN (`+ph+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]Book, len(books))
+	for _, b := range books {
+		if len(b.Paths) == 0 && b.originPath != "" {
+			b.Paths = []string{b.originPath}
+		}
+		out[b.ID] = b
+	}
+	return out, nil
+}

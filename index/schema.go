@@ -1,0 +1,195 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are applied in order; PRAGMA user_version is the number applied.
+// Never edit a migration that has shipped: append a new one.
+var migrations = []string{
+	// 1: the initial schema.
+	`
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+
+-- AUTOINCREMENT on book, chunk and embedding: ids are never reused, so a
+-- reader holding vectors in memory can tell stale rows from live ones, and
+-- load only rows newer than the last it saw.
+CREATE TABLE book (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	hash        TEXT NOT NULL UNIQUE,
+	slug        TEXT NOT NULL UNIQUE,
+	title       TEXT NOT NULL DEFAULT '',
+	authors     TEXT NOT NULL DEFAULT '[]', -- JSON array
+	author      TEXT NOT NULL DEFAULT '',   -- authors joined, for display and filters
+	language    TEXT NOT NULL DEFAULT '',
+	source_type TEXT NOT NULL,
+	page_count  INTEGER NOT NULL DEFAULT 0,
+	size        INTEGER NOT NULL DEFAULT 0,
+	status      TEXT NOT NULL DEFAULT 'pending'
+	            CHECK (status IN ('pending', 'parsed', 'ready', 'failed')),
+	error       TEXT NOT NULL DEFAULT '',
+	attempts    INTEGER NOT NULL DEFAULT 0,
+	origin_path TEXT NOT NULL DEFAULT '', -- a path it was found at, for citations once it has none
+	replaces    INTEGER REFERENCES book(id) ON DELETE SET NULL,
+	added_at    INTEGER NOT NULL,
+	ready_at    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX book_status ON book(status);
+CREATE INDEX book_replaces ON book(replaces) WHERE replaces IS NOT NULL;
+
+CREATE TABLE file (
+	path        TEXT PRIMARY KEY,
+	root        TEXT NOT NULL,
+	hash        TEXT NOT NULL,
+	size        INTEGER NOT NULL,
+	mtime_ns    INTEGER NOT NULL,
+	inode       INTEGER NOT NULL,
+	verified_ns INTEGER NOT NULL
+);
+CREATE INDEX file_hash ON file(hash);
+
+CREATE TABLE chapter (
+	book_id    INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+	idx        INTEGER NOT NULL,
+	title      TEXT NOT NULL,
+	anchor     TEXT NOT NULL DEFAULT '',
+	page_start INTEGER NOT NULL DEFAULT 0,
+	page_end   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (book_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE section (
+	book_id     INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+	chapter_idx INTEGER NOT NULL,
+	idx         INTEGER NOT NULL,
+	title       TEXT NOT NULL,
+	synthesized INTEGER NOT NULL DEFAULT 0,
+	anchor      TEXT NOT NULL DEFAULT '',
+	page_start  INTEGER NOT NULL DEFAULT 0,
+	page_end    INTEGER NOT NULL DEFAULT 0,
+	tokens      INTEGER NOT NULL DEFAULT 0,
+	first_chunk INTEGER NOT NULL DEFAULT 0,
+	chunk_count INTEGER NOT NULL DEFAULT 0,
+	text        TEXT NOT NULL,
+	PRIMARY KEY (book_id, chapter_idx, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE chunk (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	book_id     INTEGER NOT NULL REFERENCES book(id) ON DELETE CASCADE,
+	idx         INTEGER NOT NULL,
+	chapter_idx INTEGER NOT NULL,
+	section_idx INTEGER NOT NULL,
+	heading     TEXT NOT NULL,
+	context     TEXT NOT NULL DEFAULT '',
+	text        TEXT NOT NULL,
+	anchor      TEXT NOT NULL DEFAULT '',
+	page_start  INTEGER NOT NULL DEFAULT 0,
+	page_end    INTEGER NOT NULL DEFAULT 0,
+	tokens      INTEGER NOT NULL DEFAULT 0,
+	state       TEXT NOT NULL DEFAULT 'pending'
+	            CHECK (state IN ('pending', 'contextualized', 'embedded')),
+	UNIQUE (book_id, idx)
+);
+CREATE INDEX chunk_state ON chunk(book_id, state);
+
+-- External-content FTS5 over the chunk table: the text is stored once.
+CREATE VIRTUAL TABLE chunk_fts USING fts5(
+	heading, context, text,
+	content = 'chunk', content_rowid = 'id',
+	tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER chunk_fts_insert AFTER INSERT ON chunk BEGIN
+	INSERT INTO chunk_fts(rowid, heading, context, text)
+	VALUES (new.id, new.heading, new.context, new.text);
+END;
+CREATE TRIGGER chunk_fts_delete AFTER DELETE ON chunk BEGIN
+	INSERT INTO chunk_fts(chunk_fts, rowid, heading, context, text)
+	VALUES ('delete', old.id, old.heading, old.context, old.text);
+END;
+CREATE TRIGGER chunk_fts_update AFTER UPDATE OF heading, context, text ON chunk BEGIN
+	INSERT INTO chunk_fts(chunk_fts, rowid, heading, context, text)
+	VALUES ('delete', old.id, old.heading, old.context, old.text);
+	INSERT INTO chunk_fts(rowid, heading, context, text)
+	VALUES (new.id, new.heading, new.context, new.text);
+END;
+
+CREATE TABLE embedding (
+	id       INTEGER PRIMARY KEY AUTOINCREMENT,
+	chunk_id INTEGER NOT NULL UNIQUE REFERENCES chunk(id) ON DELETE CASCADE,
+	vec      BLOB NOT NULL
+);
+
+CREATE TABLE exclusion (
+	hash        TEXT PRIMARY KEY,
+	title       TEXT NOT NULL DEFAULT '',
+	path        TEXT NOT NULL DEFAULT '',
+	excluded_at INTEGER NOT NULL
+);
+
+-- Problems with files that never became books (too large, unreadable),
+-- kept until the file is fine again or gone.
+CREATE TABLE file_issue (
+	path    TEXT PRIMARY KEY,
+	error   TEXT NOT NULL,
+	seen_at INTEGER NOT NULL
+);
+
+CREATE TABLE run (
+	id       INTEGER PRIMARY KEY,
+	kind     TEXT NOT NULL,
+	started  INTEGER NOT NULL,
+	finished INTEGER NOT NULL DEFAULT 0,
+	counters TEXT NOT NULL DEFAULT '{}',
+	failures TEXT NOT NULL DEFAULT '[]'
+);
+`,
+}
+
+// SchemaVersion is the schema version this build reads and writes.
+func SchemaVersion() int { return len(migrations) }
+
+func userVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// migrate brings the schema up to date, one transaction per migration.
+func migrate(ctx context.Context, db *sql.DB) error {
+	v, err := userVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	if v > len(migrations) {
+		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index schema version %d is newer than this grimoire understands (%d)", v, len(migrations))}).
+			WithHint("upgrade grimoire, or point db_path at a new index")
+	}
+	for i := v; i < len(migrations); i++ {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+	}
+	return nil
+}

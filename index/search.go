@@ -1,0 +1,108 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// FTSHit is one chunk found by full-text search. Score is BM25 with the sign
+// flipped, so that higher is better.
+type FTSHit struct {
+	ChunkID int64
+	BookID  int64
+	Score   float64
+}
+
+// FTSWeights are the BM25 weights of the full-text columns.
+type FTSWeights struct {
+	Heading, Context, Text float64
+}
+
+// SearchFTS runs an FTS5 MATCH expression over the chunks of ready books that
+// f selects and returns the best limit hits, best first. The expression must
+// already be safe FTS5 syntax; retrieve builds it from user text.
+func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWeights, limit int) ([]FTSHit, error) {
+	f.ReadyOnly = true
+	where, args := f.where()
+	cond := strings.TrimPrefix(where, "WHERE ")
+	q := `
+SELECT k.id, k.book_id, bm25(chunk_fts, ?, ?, ?) AS s
+FROM chunk_fts
+JOIN chunk k ON k.id = chunk_fts.rowid
+JOIN book b ON b.id = k.book_id
+WHERE chunk_fts MATCH ? AND ` + cond + `
+ORDER BY s LIMIT ?`
+	all := append([]any{w.Heading, w.Context, w.Text, match}, args...)
+	all = append(all, limit)
+	rows, err := d.db.QueryContext(ctx, q, all...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var out []FTSHit
+	for rows.Next() {
+		var h FTSHit
+		if err := rows.Scan(&h.ChunkID, &h.BookID, &h.Score); err != nil {
+			return nil, err
+		}
+		h.Score = -h.Score
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// VectorRow is one stored embedding, as Vectors yields it. Vec is only valid
+// during the callback.
+type VectorRow struct {
+	ID      int64
+	ChunkID int64
+	BookID  int64
+	Vec     []byte
+}
+
+// Vectors calls fn for every embedding with an id greater than after, in id
+// order.
+func (d *DB) Vectors(ctx context.Context, after int64, fn func(VectorRow) error) error {
+	rows, err := d.db.QueryContext(ctx, `
+SELECT e.id, e.chunk_id, k.book_id, e.vec FROM embedding e JOIN chunk k ON k.id = e.chunk_id
+WHERE e.id > ? ORDER BY e.id`, after)
+	if err != nil {
+		return fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r VectorRow
+		var raw sql.RawBytes
+		if err := rows.Scan(&r.ID, &r.ChunkID, &r.BookID, &raw); err != nil {
+			return fmt.Errorf("load vectors: %w", err)
+		}
+		r.Vec = raw
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// VectorGeneration changes whenever embeddings may have been removed (a
+// prune, a delete, a re-ingest), so a reader knows to reload rather than
+// append. Together with the largest embedding id it tells a reader whether
+// its vectors are current.
+func (d *DB) VectorGeneration(ctx context.Context) (gen string, maxID int64, err error) {
+	err = d.db.QueryRowContext(ctx, `
+SELECT coalesce((SELECT value FROM meta WHERE key = 'vector_generation'), ''),
+	coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'embedding'), 0)`).Scan(&gen, &maxID)
+	if err != nil {
+		return "", 0, fmt.Errorf("vector generation: %w", err)
+	}
+	return gen, maxID, nil
+}
+
+func (t *Tx) bumpVectorGeneration(ctx context.Context) error {
+	_, err := t.tx.ExecContext(ctx, `
+INSERT INTO meta(key, value) VALUES ('vector_generation', '1')
+ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`)
+	return err
+}

@@ -1,0 +1,136 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Status is a summary of the index for `grimoire status`.
+type Status struct {
+	Books          int
+	Files          int
+	Chunks         int
+	Pending        int // books waiting to be parsed
+	Parsed         int // books parsed, chunks still being embedded
+	Ready          int
+	Failed         int
+	Embedded       int // chunks with a vector
+	Contextualized int // chunks with a generated context
+	Exclusions     int
+	// Failures are failed books (with a path that holds them) and files
+	// that could not be indexed at all.
+	Failures []Failure
+	Stamp    *Stamp
+	LastRun  *Run
+	// SizeBytes is the size of the database file and its WAL.
+	SizeBytes int64
+}
+
+// Status summarises the index.
+func (d *DB) Status(ctx context.Context) (Status, error) {
+	var s Status
+	err := d.db.QueryRowContext(ctx, `
+SELECT
+	(SELECT count(*) FROM book),
+	(SELECT count(*) FROM file),
+	(SELECT count(*) FROM chunk),
+	(SELECT count(*) FROM book WHERE status = 'pending'),
+	(SELECT count(*) FROM book WHERE status = 'parsed'),
+	(SELECT count(*) FROM book WHERE status = 'ready'),
+	(SELECT count(*) FROM book WHERE status = 'failed'),
+	(SELECT count(*) FROM embedding),
+	(SELECT count(*) FROM chunk WHERE context != ''),
+	(SELECT count(*) FROM exclusion)`).Scan(
+		&s.Books, &s.Files, &s.Chunks, &s.Pending, &s.Parsed, &s.Ready, &s.Failed, &s.Embedded, &s.Contextualized, &s.Exclusions)
+	if err != nil {
+		return s, fmt.Errorf("status: %w", err)
+	}
+	rows, err := d.db.QueryContext(ctx, `
+SELECT coalesce((SELECT min(f.path) FROM file f WHERE f.hash = b.hash), b.origin_path), b.error
+FROM book b WHERE b.status = 'failed'
+UNION ALL
+SELECT path, error FROM file_issue
+ORDER BY 1`)
+	if err != nil {
+		return s, fmt.Errorf("status: %w", err)
+	}
+	for rows.Next() {
+		var f Failure
+		if err := rows.Scan(&f.Path, &f.Error); err != nil {
+			rows.Close()
+			return s, err
+		}
+		s.Failures = append(s.Failures, f)
+	}
+	rows.Close()
+	if st, ok, err := d.Stamp(ctx); err != nil {
+		return s, err
+	} else if ok {
+		s.Stamp = &st
+	}
+	if s.LastRun, err = d.LastRun(ctx); err != nil {
+		return s, err
+	}
+	for _, p := range []string{d.path, d.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			s.SizeBytes += fi.Size()
+		}
+	}
+	return s, nil
+}
+
+// StartRun records the start of a sync run and returns its id.
+func (w *Writer) StartRun(ctx context.Context, kind string, started time.Time) (int64, error) {
+	res, err := w.db.ExecContext(ctx, `INSERT INTO run(kind, started) VALUES (?, ?)`, kind, started.UnixNano())
+	if err != nil {
+		return 0, fmt.Errorf("record run: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+// FinishRun records a run's outcome. Only the last few hundred runs are
+// kept.
+func (w *Writer) FinishRun(ctx context.Context, id int64, r Run) error {
+	counters, _ := json.Marshal(r.Counters)
+	failures, _ := json.Marshal(nonNilFailures(r.Failures))
+	return w.Update(ctx, func(t *Tx) error {
+		if _, err := t.tx.ExecContext(ctx, `UPDATE run SET finished = ?, counters = ?, failures = ? WHERE id = ?`,
+			r.Finished.UnixNano(), string(counters), string(failures), id); err != nil {
+			return fmt.Errorf("record run: %w", err)
+		}
+		_, err := t.tx.ExecContext(ctx, `DELETE FROM run WHERE id <= ? - 500`, id)
+		return err
+	})
+}
+
+// LastRun returns the last finished run, or nil before the first.
+func (d *DB) LastRun(ctx context.Context) (*Run, error) {
+	var r Run
+	var started, finished int64
+	var counters, failures string
+	err := d.db.QueryRowContext(ctx, `
+SELECT id, kind, started, finished, counters, failures FROM run WHERE finished != 0 ORDER BY id DESC LIMIT 1`).
+		Scan(&r.ID, &r.Kind, &started, &finished, &counters, &failures)
+	if err == sql.ErrNoRows {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("last run: %w", err)
+	}
+	r.Started = time.Unix(0, started).UTC()
+	r.Finished = time.Unix(0, finished).UTC()
+	json.Unmarshal([]byte(counters), &r.Counters)
+	json.Unmarshal([]byte(failures), &r.Failures)
+	return &r, nil
+}
+
+func nonNilFailures(f []Failure) []Failure {
+	if f == nil {
+		return []Failure{}
+	}
+	return f
+}

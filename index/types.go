@@ -1,0 +1,182 @@
+package index
+
+import "time"
+
+// BookStatus is where a book is in the ingest pipeline.
+type BookStatus string
+
+const (
+	// Pending: known by its hash, not yet parsed.
+	Pending BookStatus = "pending"
+	// Parsed: structure and chunks stored; chunks still being contextualized
+	// or embedded.
+	Parsed BookStatus = "parsed"
+	// Ready: every chunk embedded; the book answers queries.
+	Ready BookStatus = "ready"
+	// Failed: parsing failed; Book.Error says why. Retried when the file
+	// changes or on `grimoire sync --retry`.
+	Failed BookStatus = "failed"
+)
+
+// ChunkState is where a chunk is in the ingest pipeline. States only move
+// forward: pending → contextualized → embedded.
+type ChunkState string
+
+const (
+	ChunkPending        ChunkState = "pending"
+	ChunkContextualized ChunkState = "contextualized"
+	ChunkEmbedded       ChunkState = "embedded"
+)
+
+// Book is one distinct content (one Hash). Many files may hold it; a book no
+// file holds is pruned, unless it is the answering version of a file whose
+// new content is still being ingested.
+type Book struct {
+	ID   int64
+	Hash Hash
+	// Slug is the book's stable, unique, URL-safe name, derived from its
+	// title; it is how users and MCP clients name a book.
+	Slug       string
+	Title      string
+	Authors    []string
+	Language   string
+	SourceType string
+	PageCount  int
+	// Size is the file's size in bytes.
+	Size   int64
+	Status BookStatus
+	// Error is the last ingest failure; empty unless Status is Failed (or a
+	// retry is pending after a failure).
+	Error    string
+	Attempts int
+	// Replaces is the ID of the older version of the same file that keeps
+	// answering until this one is ready; 0 for none.
+	Replaces int64
+	AddedAt  time.Time
+	ReadyAt  time.Time
+
+	// Counts and Paths are filled by listing queries.
+	Chapters, Sections, Chunks int
+	// Paths are the files that hold this content, sorted.
+	Paths []string
+
+	// originPath is a path the book was first found at: its citation once
+	// no file holds it (an old version still answering).
+	originPath string
+}
+
+// Author returns the authors joined for display.
+func (b *Book) Author() string { return joinAuthors(b.Authors) }
+
+// Chapter is a top-level division of a book. Index is 0-based and dense.
+type Chapter struct {
+	Index     int
+	Title     string
+	Anchor    string
+	PageStart int // 0 when the format has no pages
+	PageEnd   int
+	Sections  []Section
+}
+
+// Section is a division of a chapter: a sub-heading, a TOC sub-entry, or a
+// part of a long chapter split on paragraph boundaries (Synthesized).
+type Section struct {
+	ChapterIndex int
+	Index        int // 0-based within the chapter
+	Title        string
+	Synthesized  bool
+	Anchor       string
+	PageStart    int
+	PageEnd      int
+	Tokens       int
+	// Text is the section's full text; filled only where asked for.
+	Text string
+	// FirstChunk and ChunkCount locate the section's chunks in book order.
+	FirstChunk int
+	ChunkCount int
+}
+
+// Chunk is the unit of retrieval: a passage that never crosses a section.
+type Chunk struct {
+	ID           int64
+	BookID       int64
+	Index        int // 0-based, book-wide reading order
+	ChapterIndex int
+	SectionIndex int
+	// Heading is the heading path "Book › Chapter › Section", indexed and
+	// embedded with the text.
+	Heading string
+	// Context situates the chunk in its book (Contextual Retrieval); empty
+	// when no language model is configured.
+	Context   string
+	Text      string
+	Anchor    string
+	PageStart int
+	PageEnd   int
+	Tokens    int
+	State     ChunkState
+}
+
+// File maps a path under a library root to the content it held when it was
+// last hashed.
+type File struct {
+	// Path is absolute and clean.
+	Path string
+	// Root is the library root the path was found under.
+	Root    string
+	Hash    Hash
+	Size    int64
+	MtimeNS int64
+	Inode   uint64
+	// VerifiedNS is when the hash was last known to match (Unix ns). A file
+	// whose mtime is not older than this by the racy window is re-hashed.
+	VerifiedNS int64
+}
+
+// Counters are one reconcile-and-ingest run's numbers.
+type Counters struct {
+	Scanned  int `json:"scanned"`  // files seen by the walk
+	Hashed   int `json:"hashed"`   // files read and hashed
+	New      int `json:"new"`      // books created for unknown content
+	Changed  int `json:"changed"`  // known paths whose content changed
+	Moved    int `json:"moved"`    // paths whose content appeared at a new path
+	Copied   int `json:"copied"`   // new paths holding already-known content
+	Removed  int `json:"removed"`  // paths gone from the library
+	Skipped  int `json:"skipped"`  // files skipped: too large, unstable, unreadable
+	Excluded int `json:"excluded"` // files whose content was deleted by the user
+	Ingested int `json:"ingested"` // books that became ready
+	Pruned   int `json:"pruned"`   // books removed from the index
+	Failed   int `json:"failed"`   // books that failed to ingest
+}
+
+// Add adds o's counts to c.
+func (c *Counters) Add(o Counters) {
+	c.Scanned += o.Scanned
+	c.Hashed += o.Hashed
+	c.New += o.New
+	c.Changed += o.Changed
+	c.Moved += o.Moved
+	c.Copied += o.Copied
+	c.Removed += o.Removed
+	c.Skipped += o.Skipped
+	c.Excluded += o.Excluded
+	c.Ingested += o.Ingested
+	c.Pruned += o.Pruned
+	c.Failed += o.Failed
+}
+
+// Failure is one file or book that could not be indexed, and why.
+type Failure struct {
+	Path  string `json:"path"`
+	Error string `json:"error"`
+}
+
+// Run is the record of one sync run.
+type Run struct {
+	ID       int64     `json:"-"`
+	Kind     string    `json:"kind"` // "sync", "watch", "rescan"
+	Started  time.Time `json:"started"`
+	Finished time.Time `json:"finished"`
+	Counters
+	Failures []Failure `json:"failures"`
+}

@@ -1,0 +1,172 @@
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// entry is a candidate file found by the walk, with what a stat told.
+type entry struct {
+	path    string
+	root    string
+	size    int64
+	mtimeNS int64
+	inode   uint64
+	typ     string
+}
+
+// walkResult is what a walk of some roots or directories found.
+type walkResult struct {
+	files map[string]entry
+	// covered are the directories that were listed completely: a file row
+	// under one of them that the walk did not see is gone. A directory that
+	// could not be listed is not covered, so nothing under it is pruned.
+	covered map[string]bool
+	// blocked are paths (files or directories) that exist but could not be
+	// read; rows under them are kept.
+	blocked []string
+	// problems are reported to the user and recorded for status.
+	problems []problem
+	// skipped counts files left out on purpose (too large, unstable).
+	skipped int
+}
+
+type problem struct {
+	path, reason string
+	// persistent problems are recorded in the index for status (a file too
+	// large); others are only reported in the run (a missing root).
+	persistent bool
+}
+
+// Ignored reports whether a file or directory name is left out of the
+// library: hidden names (which covers the index folder .grimoire), partial
+// downloads, editor temporaries and office lock files.
+func Ignored(name string) bool {
+	if name == "" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "~$") ||
+		strings.HasPrefix(name, "#") || strings.HasSuffix(name, "~") {
+		return true
+	}
+	lower := strings.ToLower(name)
+	for _, suf := range []string{".part", ".partial", ".crdownload", ".download", ".tmp", ".temp", ".swp", ".swo", ".swx", ".bak"} {
+		if strings.HasSuffix(lower, suf) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scanner) walkRoots(ctx context.Context, roots []string) (*walkResult, error) {
+	res := &walkResult{files: make(map[string]entry), covered: make(map[string]bool)}
+	for _, root := range roots {
+		st, err := os.Stat(root) // the root itself may be a symlink the user chose
+		switch {
+		case err != nil:
+			res.problems = append(res.problems, problem{path: root, reason: rootProblem(err)})
+			continue
+		case !st.IsDir():
+			res.problems = append(res.problems, problem{path: root, reason: "library folder is not a directory; nothing under it was changed"})
+			continue
+		}
+		if err := s.walkDir(ctx, root, root, res); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func rootProblem(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "library folder is missing (an unmounted drive?); nothing under it was pruned"
+	}
+	return fmt.Sprintf("library folder cannot be read (%v); nothing under it was pruned", errors.Unwrap(err))
+}
+
+// walkDir lists dir recursively. Symbolic links are never followed: the
+// roots are the boundary of what grimoire reads.
+func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		// ReadDir returns what it could list with the error; without the
+		// full list this directory is not evidence of any removal.
+		res.blocked = append(res.blocked, dir)
+		res.problems = append(res.problems, problem{path: dir, reason: fmt.Sprintf("cannot list folder: %v; nothing under it was pruned", unwrapPath(err))})
+		return nil
+	}
+	res.covered[dir] = true
+	for _, d := range ents {
+		name := d.Name()
+		if Ignored(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			continue
+		case t.IsDir():
+			if err := s.walkDir(ctx, root, p, res); err != nil {
+				return err
+			}
+			continue
+		case !t.IsRegular():
+			continue
+		}
+		typ := s.opts.TypeOf(p)
+		if typ == "" {
+			continue
+		}
+		fi, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			res.blocked = append(res.blocked, p)
+			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", unwrapPath(err)), persistent: true})
+			continue
+		}
+		if err := s.addFile(p, root, typ, fi, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) error {
+	if s.opts.MaxFileSize > 0 && fi.Size() > s.opts.MaxFileSize {
+		res.skipped++
+		res.blocked = append(res.blocked, p)
+		res.problems = append(res.problems, problem{path: p, persistent: true,
+			reason: fmt.Sprintf("file is %s, over the size limit of %s; raise max_file_size to index it", humanBytes(fi.Size()), humanBytes(s.opts.MaxFileSize))})
+		return nil
+	}
+	res.files[p] = entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), typ: typ}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,362 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// Library is the read side of grimoire as people and models see it: what
+// `grimoire list`, `outline`, `section`, `query` and `status` print and the
+// MCP tools return, in one shape for both.
+type Library struct {
+	DB       *index.DB
+	Searcher *Searcher
+}
+
+// BookView is a book as `grimoire list --json` and list_books show it.
+type BookView struct {
+	Slug       string    `json:"slug"`
+	Title      string    `json:"title"`
+	Author     string    `json:"author"`
+	Authors    []string  `json:"authors"`
+	Language   string    `json:"language,omitempty"`
+	SourceType string    `json:"source_type"`
+	PageCount  int       `json:"page_count,omitempty"`
+	Chapters   int       `json:"chapters"`
+	Sections   int       `json:"sections"`
+	Chunks     int       `json:"chunks"`
+	Status     string    `json:"status"`
+	Error      string    `json:"error,omitempty"`
+	Paths      []string  `json:"paths"`
+	Hash       string    `json:"hash"`
+	Size       int64     `json:"size"`
+	AddedAt    time.Time `json:"added_at"`
+}
+
+func bookView(b index.Book) BookView {
+	return BookView{
+		Slug: b.Slug, Title: b.Title, Author: b.Author(), Authors: nonNilStrings(b.Authors), Language: b.Language,
+		SourceType: b.SourceType, PageCount: b.PageCount, Chapters: b.Chapters, Sections: b.Sections, Chunks: b.Chunks,
+		Status: string(b.Status), Error: b.Error, Paths: nonNilStrings(b.Paths), Hash: b.Hash.String(), Size: b.Size,
+		AddedAt: b.AddedAt,
+	}
+}
+
+// Books lists the books that f selects.
+func (l *Library) Books(ctx context.Context, f index.BookFilter) ([]BookView, error) {
+	books, err := l.DB.Books(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]BookView, len(books))
+	for i, b := range books {
+		out[i] = bookView(b)
+	}
+	return out, nil
+}
+
+// OutlineView is a book's table of contents.
+type OutlineView struct {
+	Book       string        `json:"book"`
+	Title      string        `json:"title"`
+	Author     string        `json:"author"`
+	SourceType string        `json:"source_type"`
+	PageCount  int           `json:"page_count,omitempty"`
+	Chapters   []ChapterView `json:"chapters"`
+}
+
+// ChapterView is one chapter of an outline.
+type ChapterView struct {
+	Index     int          `json:"index"`
+	Title     string       `json:"title"`
+	PageStart *int         `json:"page_start"`
+	PageEnd   *int         `json:"page_end"`
+	Anchor    string       `json:"anchor,omitempty"`
+	Sections  []SectionRef `json:"sections"`
+}
+
+// SectionRef is one section of an outline, without its text.
+type SectionRef struct {
+	Index       int    `json:"index"`
+	Title       string `json:"title"`
+	PageStart   *int   `json:"page_start"`
+	PageEnd     *int   `json:"page_end"`
+	Synthesized bool   `json:"synthesized"`
+	Tokens      int    `json:"tokens"`
+	Anchor      string `json:"anchor,omitempty"`
+}
+
+// Outline returns the outline of the book with the given slug.
+func (l *Library) Outline(ctx context.Context, slug string) (OutlineView, error) {
+	b, err := l.book(ctx, slug)
+	if err != nil {
+		return OutlineView{}, err
+	}
+	chapters, err := l.DB.Outline(ctx, b.ID)
+	if err != nil {
+		return OutlineView{}, err
+	}
+	out := OutlineView{Book: b.Slug, Title: b.Title, Author: b.Author(), SourceType: b.SourceType, PageCount: b.PageCount, Chapters: []ChapterView{}}
+	for _, c := range chapters {
+		cv := ChapterView{Index: c.Index, Title: c.Title, PageStart: page(c.PageStart), PageEnd: page(c.PageEnd), Anchor: c.Anchor, Sections: []SectionRef{}}
+		for _, s := range c.Sections {
+			cv.Sections = append(cv.Sections, SectionRef{Index: s.Index, Title: s.Title, PageStart: page(s.PageStart), PageEnd: page(s.PageEnd), Synthesized: s.Synthesized, Tokens: s.Tokens, Anchor: s.Anchor})
+		}
+		out.Chapters = append(out.Chapters, cv)
+	}
+	return out, nil
+}
+
+// SectionView is one section with its text, or one page of it.
+type SectionView struct {
+	Book         string `json:"book"`
+	Title        string `json:"title"`
+	Author       string `json:"author"`
+	ChapterIndex int    `json:"chapter_index"`
+	SectionIndex int    `json:"section_index"`
+	Chapter      string `json:"chapter"`
+	Section      string `json:"section"`
+	PageStart    *int   `json:"page_start"`
+	PageEnd      *int   `json:"page_end"`
+	Anchor       string `json:"anchor,omitempty"`
+	Path         string `json:"path"`
+	Citation     string `json:"citation"`
+	Tokens       int    `json:"tokens"`
+	// Text is the section's text from Offset (in characters); when more
+	// follows, NextOffset says where the next page starts.
+	Text       string `json:"text"`
+	Offset     int    `json:"offset"`
+	NextOffset *int   `json:"next_offset"`
+	TotalChars int    `json:"total_chars"`
+}
+
+// Section returns a section's text from offset (in characters), at most
+// maxChars of it (0: all), cut at a paragraph or line end where possible.
+func (l *Library) Section(ctx context.Context, slug string, chapter, section, offset, maxChars int) (SectionView, error) {
+	b, err := l.book(ctx, slug)
+	if err != nil {
+		return SectionView{}, err
+	}
+	if chapter < 0 || section < 0 {
+		return SectionView{}, index.Errorf(index.Invalid, "chapter and section indexes start at 0")
+	}
+	s, chTitle, err := l.DB.Section(ctx, b.ID, chapter, section)
+	if err != nil {
+		if index.CodeOf(err) == index.NotFound {
+			return SectionView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s has no section %d in chapter %d", slug, section, chapter)}).
+				WithHint("get_book_outline (or `grimoire outline`) lists the chapter and section indexes")
+		}
+		return SectionView{}, err
+	}
+	runes := []rune(s.Text)
+	if offset < 0 || offset > len(runes) {
+		return SectionView{}, index.Errorf(index.Invalid, "offset %d is outside the section (0–%d characters)", offset, len(runes))
+	}
+	end := len(runes)
+	if maxChars > 0 && offset+maxChars < end {
+		end = cutPoint(runes, offset, offset+maxChars)
+	}
+	v := SectionView{
+		Book: b.Slug, Title: b.Title, Author: b.Author(), ChapterIndex: chapter, SectionIndex: section,
+		Chapter: chTitle, Section: s.Title, PageStart: page(s.PageStart), PageEnd: page(s.PageEnd), Anchor: s.Anchor,
+		Path: firstPath(b), Tokens: s.Tokens, Text: string(runes[offset:end]), Offset: offset, TotalChars: len(runes),
+	}
+	v.Citation = citation(b, chTitle, s.Title, s.PageStart, s.PageEnd)
+	if end < len(runes) {
+		v.NextOffset = &end
+	}
+	return v, nil
+}
+
+// cutPoint finds a good place to end a page of text between from and limit:
+// a paragraph break, else a line break, else a space, else limit.
+func cutPoint(r []rune, from, limit int) int {
+	floor := from + (limit-from)/2
+	for _, sep := range []string{"\n\n", "\n", " "} {
+		s := []rune(sep)
+		for i := limit - len(s); i > floor; i-- {
+			if string(r[i:i+len(s)]) == sep {
+				return i + len(s)
+			}
+		}
+	}
+	return limit
+}
+
+// HitView is a search hit as `grimoire query --json` prints it.
+type HitView struct {
+	Book         string   `json:"book"`
+	Title        string   `json:"title"`
+	Author       string   `json:"author"`
+	SourceType   string   `json:"source_type"`
+	ChapterIndex int      `json:"chapter_index"`
+	SectionIndex int      `json:"section_index"`
+	ChunkIndex   int      `json:"chunk_index"`
+	Chapter      string   `json:"chapter"`
+	Section      string   `json:"section"`
+	PageStart    *int     `json:"page_start"`
+	PageEnd      *int     `json:"page_end"`
+	Anchor       string   `json:"anchor,omitempty"`
+	Path         string   `json:"path"`
+	Paths        []string `json:"paths"`
+	Citation     string   `json:"citation"`
+	Text         string   `json:"text"`
+	Context      string   `json:"context,omitempty"`
+	Score        float64  `json:"score"`
+	Scores       Scores   `json:"scores"`
+}
+
+// Scores are each arm's view of a hit.
+type Scores struct {
+	FTSRank     int     `json:"fts_rank,omitempty"`
+	FTSScore    float64 `json:"fts_bm25,omitempty"`
+	VectorRank  int     `json:"vector_rank,omitempty"`
+	VectorScore float64 `json:"vector_cosine,omitempty"`
+}
+
+// Search runs a query and returns its hits as views.
+func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
+	hits, err := l.Searcher.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HitView, len(hits))
+	for i, h := range hits {
+		out[i] = HitView{
+			Book: h.Book.Slug, Title: h.Book.Title, Author: h.Book.Author(), SourceType: h.Book.SourceType,
+			ChapterIndex: h.ChapterIndex, SectionIndex: h.SectionIndex, ChunkIndex: h.Index,
+			Chapter: h.ChapterTitle, Section: h.SectionTitle, PageStart: page(h.PageStart), PageEnd: page(h.PageEnd),
+			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
+			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
+			Text:     h.Text, Context: h.Context, Score: h.Score,
+			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore},
+		}
+	}
+	return out, nil
+}
+
+// ChunkView is one chunk in book order, for reading around a hit.
+type ChunkView struct {
+	ChunkIndex   int    `json:"chunk_index"`
+	ChapterIndex int    `json:"chapter_index"`
+	SectionIndex int    `json:"section_index"`
+	Heading      string `json:"heading"`
+	PageStart    *int   `json:"page_start"`
+	PageEnd      *int   `json:"page_end"`
+	Anchor       string `json:"anchor,omitempty"`
+	Text         string `json:"text"`
+}
+
+// NeighborsView is a run of chunks around one.
+type NeighborsView struct {
+	Book        string      `json:"book"`
+	Title       string      `json:"title"`
+	TotalChunks int         `json:"total_chunks"`
+	Chunks      []ChunkView `json:"chunks"`
+}
+
+// MaxNeighbors bounds before and after.
+const MaxNeighbors = 10
+
+// Neighbors returns the chunk at chunkIndex with up to before and after
+// chunks around it, in book order.
+func (l *Library) Neighbors(ctx context.Context, slug string, chunkIndex, before, after int) (NeighborsView, error) {
+	b, err := l.book(ctx, slug)
+	if err != nil {
+		return NeighborsView{}, err
+	}
+	if before < 0 || after < 0 || before > MaxNeighbors || after > MaxNeighbors {
+		return NeighborsView{}, index.Errorf(index.Invalid, "before and after must be between 0 and %d", MaxNeighbors)
+	}
+	if chunkIndex < 0 || chunkIndex >= b.Chunks {
+		return NeighborsView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s has no chunk %d (it has %d, numbered from 0)", slug, chunkIndex, b.Chunks)}).
+			WithHint("use the chunk_index of a search hit")
+	}
+	chunks, err := l.DB.ChunkRange(ctx, b.ID, chunkIndex-before, chunkIndex+after)
+	if err != nil {
+		return NeighborsView{}, err
+	}
+	out := NeighborsView{Book: b.Slug, Title: b.Title, TotalChunks: b.Chunks, Chunks: []ChunkView{}}
+	for _, k := range chunks {
+		out.Chunks = append(out.Chunks, ChunkView{ChunkIndex: k.Index, ChapterIndex: k.ChapterIndex, SectionIndex: k.SectionIndex,
+			Heading: k.Heading, PageStart: page(k.PageStart), PageEnd: page(k.PageEnd), Anchor: k.Anchor, Text: k.Text})
+	}
+	return out, nil
+}
+
+// book looks up a slug, refusing what cannot be one.
+func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
+	slug = strings.TrimSpace(slug)
+	if slug == "" {
+		return index.Book{}, index.Errorf(index.Invalid, "no book given").WithHint("list_books (or `grimoire list`) shows the slugs")
+	}
+	if len(slug) > 200 || strings.ContainsAny(slug, `/\`) {
+		return index.Book{}, (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
+			WithHint("list_books (or `grimoire list`) shows the slugs")
+	}
+	b, err := l.DB.Book(ctx, slug)
+	if err != nil {
+		return b, err
+	}
+	if b.Status != index.Ready {
+		return b, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s is not ready yet (%s)", slug, b.Status)}).
+			WithHint("wait for the sync to finish; library_status shows progress")
+	}
+	return b, nil
+}
+
+// citation renders where a passage is, for a person or a model to quote:
+// “Title” by Author, Chapter › Section, pp. 3–4.
+func citation(b index.Book, chapter, section string, ps, pe int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "“%s”", b.Title)
+	if a := b.Author(); a != "" {
+		fmt.Fprintf(&sb, " by %s", a)
+	}
+	loc := headingLoc(chapter, section)
+	if loc != "" {
+		sb.WriteString(", " + loc)
+	}
+	switch {
+	case ps > 0 && pe > ps:
+		fmt.Fprintf(&sb, ", pp. %d–%d", ps, pe)
+	case ps > 0:
+		fmt.Fprintf(&sb, ", p. %d", ps)
+	}
+	return sb.String()
+}
+
+func headingLoc(chapter, section string) string {
+	if section == "" || strings.EqualFold(section, chapter) {
+		return chapter
+	}
+	if chapter == "" {
+		return section
+	}
+	return chapter + " › " + section
+}
+
+func page(p int) *int {
+	if p <= 0 {
+		return nil
+	}
+	return &p
+}
+
+func firstPath(b index.Book) string {
+	if len(b.Paths) > 0 {
+		return b.Paths[0]
+	}
+	return ""
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

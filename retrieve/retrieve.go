@@ -1,0 +1,294 @@
+// Package retrieve answers searches over the index: a full-text arm (FTS5
+// BM25) and a vector arm (brute force over an in-memory slab) run with the
+// same filters, and weighted reciprocal rank fusion merges their rankings,
+// and those of several phrasings of one question. Every hit carries its
+// citation. The package only reads.
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// Modes of retrieval.
+const (
+	Hybrid = "hybrid"
+	FTS    = "fts"
+	Vector = "vector"
+)
+
+// QueryEmbedder embeds search queries.
+type QueryEmbedder interface {
+	// EmbedQuery returns the unit-length vector of a query, of the same
+	// model and dimension as the stored vectors.
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+// Options tune retrieval. Zero values take the defaults.
+type Options struct {
+	// Mode is Hybrid, FTS or Vector; default Hybrid.
+	Mode string
+	// RRFK is reciprocal rank fusion's k; default 60.
+	RRFK float64
+	// CandidatePool is how many candidates each arm returns; default 50.
+	CandidatePool int
+	// FTSWeight and VectorWeight weigh each arm's ranks in the fusion.
+	FTSWeight, VectorWeight float64
+	// Columns weighs the BM25 columns.
+	Columns index.FTSWeights
+	// Dim is the embedder's vector length.
+	Dim int
+}
+
+// DefaultOptions returns grimoire.toml's defaults.
+func DefaultOptions() Options {
+	return Options{
+		Mode: Hybrid, RRFK: 60, CandidatePool: 50,
+		FTSWeight: 1, VectorWeight: 1,
+		Columns: index.FTSWeights{Heading: 3, Context: 1, Text: 1},
+	}
+}
+
+func (o Options) normalized() Options {
+	d := DefaultOptions()
+	if o.Mode == "" {
+		o.Mode = d.Mode
+	}
+	if o.RRFK <= 0 {
+		o.RRFK = d.RRFK
+	}
+	if o.CandidatePool <= 0 {
+		o.CandidatePool = d.CandidatePool
+	}
+	if o.FTSWeight == 0 && o.VectorWeight == 0 {
+		o.FTSWeight, o.VectorWeight = d.FTSWeight, d.VectorWeight
+	}
+	if o.Columns == (index.FTSWeights{}) {
+		o.Columns = d.Columns
+	}
+	return o
+}
+
+// Query is one search.
+type Query struct {
+	// Text is the question; Phrasings are further ways of asking it, fused
+	// with it.
+	Text      string
+	Phrasings []string
+	// Filters: a book slug, part of an author's name, a source type, a
+	// path prefix.
+	Book, Author, Type, PathPrefix string
+	// Limit is the number of hits; default 10, at most 100.
+	Limit int
+	// Mode overrides Options.Mode when set.
+	Mode string
+}
+
+// MaxLimit is the largest number of hits one search returns.
+const MaxLimit = 100
+
+// MaxQueryRunes is the longest query text accepted; longer text is refused,
+// not cut silently.
+const MaxQueryRunes = 4000
+
+// Hit is one search result with its citation and scores.
+type Hit struct {
+	index.Hit
+	// Score is the fused score; higher is better. Fused scores compare hits
+	// of one search, not across searches.
+	Score float64
+	// FTSRank and VectorRank are 1-based ranks in each arm (0: not found
+	// by that arm); FTSScore is BM25 (higher is better), VectorScore cosine.
+	FTSRank     int
+	VectorRank  int
+	FTSScore    float64
+	VectorScore float64
+}
+
+// Searcher runs searches. Safe for concurrent use.
+type Searcher struct {
+	db   *index.DB
+	emb  QueryEmbedder
+	opts Options
+	vecs vectorIndex
+}
+
+// New returns a searcher over db. emb may be nil when only full-text search
+// is wanted.
+func New(db *index.DB, emb QueryEmbedder, opts Options) *Searcher {
+	return &Searcher{db: db, emb: emb, opts: opts.normalized()}
+}
+
+// Prepare loads the vectors into memory (or the ones added since the last
+// call), so that the first search does not pay for it.
+func (s *Searcher) Prepare(ctx context.Context) error {
+	if s.emb == nil || s.opts.Dim == 0 {
+		return nil
+	}
+	return s.vecs.refresh(ctx, s.db, s.opts.Dim)
+}
+
+// Search runs q.
+func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
+	mode := q.Mode
+	if mode == "" {
+		mode = s.opts.Mode
+	}
+	switch mode {
+	case Hybrid, FTS, Vector:
+	default:
+		return nil, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", mode)
+	}
+	if (mode == Vector || mode == Hybrid) && (s.emb == nil || s.opts.Dim == 0) {
+		if mode == Vector {
+			return nil, index.Errorf(index.Invalid, "vector search needs an embedder")
+		}
+		mode = FTS
+	}
+	limit := q.Limit
+	switch {
+	case limit == 0:
+		limit = 10
+	case limit < 0:
+		return nil, index.Errorf(index.Invalid, "limit must be positive, not %d", limit)
+	case limit > MaxLimit:
+		return nil, index.Errorf(index.Invalid, "limit %d is over the maximum of %d", limit, MaxLimit)
+	}
+	var phrasings []string
+	for _, p := range append([]string{q.Text}, q.Phrasings...) {
+		if p = strings.TrimSpace(p); p != "" {
+			if n := len([]rune(p)); n > MaxQueryRunes {
+				return nil, index.Errorf(index.Invalid, "query is %d characters long; the maximum is %d", n, MaxQueryRunes)
+			}
+			phrasings = append(phrasings, p)
+		}
+	}
+	if len(phrasings) == 0 {
+		return nil, index.Errorf(index.Invalid, "empty query")
+	}
+	if len(phrasings) > 8 {
+		return nil, index.Errorf(index.Invalid, "%d phrasings; at most 8 are fused", len(phrasings))
+	}
+	filter := index.BookFilter{Slug: q.Book, Author: q.Author, Type: q.Type, PathPrefix: q.PathPrefix, ReadyOnly: true}
+	if q.Book != "" {
+		if _, err := s.db.Book(ctx, q.Book); err != nil {
+			return nil, err
+		}
+	}
+	pool := max(s.opts.CandidatePool, limit)
+
+	fused := make(map[int64]*Hit)
+	get := func(id int64) *Hit {
+		h := fused[id]
+		if h == nil {
+			h = &Hit{}
+			h.ID = id
+			fused[id] = h
+		}
+		return h
+	}
+	if mode == FTS || mode == Hybrid {
+		for _, p := range phrasings {
+			match := MatchExpr(p)
+			if match == "" {
+				continue
+			}
+			hits, err := s.db.SearchFTS(ctx, match, filter, s.opts.Columns, pool)
+			if err != nil {
+				return nil, err
+			}
+			for r, fh := range hits {
+				h := get(fh.ChunkID)
+				h.Score += s.opts.FTSWeight / (s.opts.RRFK + float64(r+1))
+				if h.FTSRank == 0 || r+1 < h.FTSRank {
+					h.FTSRank, h.FTSScore = r+1, fh.Score
+				}
+			}
+		}
+	}
+	if mode == Vector || mode == Hybrid {
+		if err := s.vecs.refresh(ctx, s.db, s.opts.Dim); err != nil {
+			return nil, err
+		}
+		allowed, err := s.db.BookIDs(ctx, filter)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range phrasings {
+			qv, err := s.emb.EmbedQuery(ctx, p)
+			if err != nil {
+				return nil, fmt.Errorf("embed query: %w", err)
+			}
+			for r, vh := range s.vecs.search(qv, func(b int64) bool { return allowed[b] }, pool) {
+				h := get(vh.chunk)
+				h.Score += s.opts.VectorWeight / (s.opts.RRFK + float64(r+1))
+				if h.VectorRank == 0 || r+1 < h.VectorRank {
+					h.VectorRank, h.VectorScore = r+1, float64(vh.score)
+				}
+			}
+		}
+	}
+	ranked := make([]*Hit, 0, len(fused))
+	for _, h := range fused {
+		ranked = append(ranked, h)
+	}
+	sort.Slice(ranked, func(i, j int) bool {
+		if ranked[i].Score != ranked[j].Score {
+			return ranked[i].Score > ranked[j].Score
+		}
+		return ranked[i].ID < ranked[j].ID
+	})
+	// Load a few more than asked: a hit may belong to a book pruned since
+	// the candidates were found.
+	want := min(len(ranked), limit+limit/2+2)
+	ids := make([]int64, want)
+	for i := range ids {
+		ids[i] = ranked[i].ID
+	}
+	loaded, err := s.db.Hits(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Hit, 0, min(limit, len(loaded)))
+	for _, l := range loaded {
+		if len(out) == limit {
+			break
+		}
+		h := *fused[l.ID]
+		h.Hit = l
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// maxTerms bounds the terms of one full-text query: more add time, not
+// precision.
+const maxTerms = 64
+
+// MatchExpr turns user text into a safe FTS5 expression: words are taken
+// out of the text, each quoted as an FTS5 string, and joined with OR, so no
+// input is FTS5 syntax (operators, column filters, unbalanced quotes).
+// It returns "" when the text has no words.
+func MatchExpr(text string) string {
+	seen := make(map[string]bool)
+	var terms []string
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
+	}) {
+		w = strings.ToLower(w)
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		if len(terms) == maxTerms {
+			break
+		}
+	}
+	return strings.Join(terms, " OR ")
+}

@@ -1,0 +1,62 @@
+package retrieve
+
+import (
+	"context"
+	"time"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// StatusView is the state of the library as `grimoire status --json` and
+// library_status show it.
+type StatusView struct {
+	Books          int    `json:"books"`
+	Files          int    `json:"files"`
+	Chunks         int    `json:"chunks"`
+	Pending        int    `json:"pending"`
+	Parsed         int    `json:"parsed"`
+	Ready          int    `json:"ready"`
+	Failed         int    `json:"failed"`
+	Embedded       int    `json:"embedded"`
+	Contextualized int    `json:"contextualized"`
+	Exclusions     int    `json:"exclusions"`
+	EmbeddingModel string `json:"embedding_model"`
+	// LastSync is the last finished run, or nil before the first.
+	LastSync *index.Run      `json:"last_sync"`
+	Failures []index.Failure `json:"failures"`
+	Library  []string        `json:"library"`
+	DBPath   string          `json:"db_path"`
+	DBBytes  int64           `json:"db_bytes"`
+	Writer   WriterView      `json:"writer"`
+}
+
+// WriterView says whether a process is writing the index right now.
+type WriterView struct {
+	Running bool      `json:"running"`
+	PID     int       `json:"pid,omitempty"`
+	Command string    `json:"command,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+}
+
+// Status summarises the library. roots are the configured library folders.
+func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error) {
+	s, err := l.DB.Status(ctx)
+	if err != nil {
+		return StatusView{}, err
+	}
+	v := StatusView{
+		Books: s.Books, Files: s.Files, Chunks: s.Chunks, Pending: s.Pending, Parsed: s.Parsed, Ready: s.Ready,
+		Failed: s.Failed, Embedded: s.Embedded, Contextualized: s.Contextualized, Exclusions: s.Exclusions,
+		LastSync: s.LastRun, Failures: s.Failures, Library: nonNilStrings(roots), DBPath: l.DB.Path(), DBBytes: s.SizeBytes,
+	}
+	if v.Failures == nil {
+		v.Failures = []index.Failure{}
+	}
+	if s.Stamp != nil {
+		v.EmbeddingModel = s.Stamp.Provider + "/" + s.Stamp.Model
+	}
+	if h, running := index.ReadLockHolder(l.DB.Path()); running {
+		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started}
+	}
+	return v, nil
+}

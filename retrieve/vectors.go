@@ -1,0 +1,192 @@
+package retrieve
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// vectorIndex holds every stored embedding in one contiguous float32 slab,
+// loaded once and then extended with new rows, and scans it brute force.
+// Safe for concurrent use.
+type vectorIndex struct {
+	mu     sync.RWMutex
+	dim    int
+	vecs   []float32
+	chunks []int64
+	books  []int64
+	lastID int64
+	gen    string
+	loaded bool
+}
+
+// refresh brings the slab up to date with the index: new rows are appended;
+// when rows may have been removed (the generation changed) everything is
+// reloaded, so that memory does not fill with stale vectors.
+func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error {
+	gen, maxID, err := db.VectorGeneration(ctx)
+	if err != nil {
+		return err
+	}
+	v.mu.RLock()
+	current := v.loaded && v.gen == gen && v.lastID >= maxID && v.dim == dim
+	v.mu.RUnlock()
+	if current {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.loaded || v.gen != gen || v.dim != dim {
+		v.vecs, v.chunks, v.books, v.lastID = v.vecs[:0], v.chunks[:0], v.books[:0], 0
+	}
+	v.dim = dim
+	bad := 0
+	err = db.Vectors(ctx, v.lastID, func(r index.VectorRow) error {
+		v.lastID = r.ID
+		if len(r.Vec) != 4*dim {
+			bad++
+			return nil
+		}
+		n := len(v.vecs)
+		v.vecs = slices.Grow(v.vecs, dim)[:n+dim]
+		index.DecodeVector(v.vecs[n:n+dim], r.Vec)
+		v.chunks = append(v.chunks, r.ChunkID)
+		v.books = append(v.books, r.BookID)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d stored vectors do not have %d dimensions; run `grimoire reindex --embeddings`", bad, dim)
+	}
+	v.gen, v.loaded = gen, true
+	return nil
+}
+
+// len returns the number of vectors held.
+func (v *vectorIndex) len() int {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return len(v.chunks)
+}
+
+type scored struct {
+	chunk int64
+	book  int64
+	score float32
+}
+
+// search returns the k rows most similar to q (by dot product: vectors are
+// unit length, so this is cosine) among the books allowed, best first.
+func (v *vectorIndex) search(q []float32, allowed func(book int64) bool, k int) []scored {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	n := len(v.chunks)
+	if n == 0 || k <= 0 || len(q) != v.dim {
+		return nil
+	}
+	// Split the scan across cores once the slab is big enough to pay for
+	// the goroutines.
+	parts := 1
+	if n >= 16384 {
+		parts = min(runtime.GOMAXPROCS(0), 8)
+	}
+	results := make([][]scored, parts)
+	var wg sync.WaitGroup
+	step := (n + parts - 1) / parts
+	for p := range parts {
+		lo, hi := p*step, min((p+1)*step, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[p] = v.scan(q, allowed, k, lo, hi)
+		}()
+	}
+	wg.Wait()
+	var h topK
+	for _, r := range results {
+		for _, s := range r {
+			h.offer(s, k)
+		}
+	}
+	return h.sorted()
+}
+
+func (v *vectorIndex) scan(q []float32, allowed func(int64) bool, k, lo, hi int) []scored {
+	var h topK
+	dim := v.dim
+	lastBook, lastOK := int64(-1), false
+	for i := lo; i < hi; i++ {
+		b := v.books[i]
+		if b != lastBook {
+			// Rows of one book are contiguous: one lookup per book.
+			lastBook, lastOK = b, allowed(b)
+		}
+		if !lastOK {
+			continue
+		}
+		s := dot(q, v.vecs[i*dim:(i+1)*dim])
+		if len(h) < k || s > h[0].score {
+			h.offer(scored{chunk: v.chunks[i], book: b, score: s}, k)
+		}
+	}
+	return h
+}
+
+// dot is the inner product with four accumulators, which lets the CPU
+// overlap the multiply-adds.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// topK is a min-heap of the best k scores seen.
+type topK []scored
+
+func (h topK) Len() int           { return len(h) }
+func (h topK) Less(i, j int) bool { return h[i].score < h[j].score }
+func (h topK) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *topK) Push(x any)        { *h = append(*h, x.(scored)) }
+func (h *topK) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (h *topK) offer(s scored, k int) {
+	if len(*h) < k {
+		heap.Push(h, s)
+		return
+	}
+	if s.score > (*h)[0].score {
+		(*h)[0] = s
+		heap.Fix(h, 0)
+	}
+}
+
+// sorted empties the heap into a slice, best first.
+func (h *topK) sorted() []scored {
+	out := make([]scored, len(*h))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(scored)
+	}
+	return out
+}
