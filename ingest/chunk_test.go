@@ -1,0 +1,178 @@
+package ingest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
+)
+
+func TestCountTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{
+		{"", 0},
+		{"hello world", 2},
+		{"Hello, world!", 4},
+		{"internationalization", 4}, // 20 letters: 1 + 19/6
+		{"世界人権", 4},
+		{"naïve café", 2},
+	}
+	for _, tc := range tests {
+		if got := CountTokens(tc.in); got != tc.want {
+			t.Errorf("CountTokens(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+func words(n int, prefix string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s%d", prefix, i)
+		if i%10 == 9 {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+func TestLayoutChunksNeverCrossSections(t *testing.T) {
+	d := &doc.Document{Chapters: []doc.Chapter{{
+		Title: "One",
+		Sections: []doc.Section{
+			{Title: "A", Blocks: []doc.Block{{Text: words(300, "a"), Line: 3}}},
+			{Title: "B", Blocks: []doc.Block{{Text: words(50, "b"), Line: 40}}},
+		},
+	}}}
+	b := layout(d, "Book", Chunking{ChunkTokens: 100, OverlapTokens: 20, SectionSplitTokens: 1000})
+	if len(b.chapters) != 1 || len(b.chapters[0].Sections) != 2 {
+		t.Fatalf("outline: %+v", b.chapters)
+	}
+	for i, k := range b.chunks {
+		if k.Index != i {
+			t.Errorf("chunk %d has index %d", i, k.Index)
+		}
+		hasA, hasB := strings.Contains(k.Text, "a1"), strings.Contains(k.Text, "b1")
+		if hasA && hasB {
+			t.Errorf("chunk %d crosses sections: %q", i, k.Text)
+		}
+		if k.Tokens > 100 {
+			t.Errorf("chunk %d has %d tokens, over the limit", i, k.Tokens)
+		}
+	}
+	secA := b.chapters[0].Sections[0]
+	if secA.ChunkCount < 3 || secA.FirstChunk != 0 {
+		t.Errorf("section A: %+v", secA)
+	}
+	if got := b.chunks[0].Heading; got != "Book › One › A" {
+		t.Errorf("heading = %q", got)
+	}
+	if b.chunks[0].Anchor != "L3" {
+		t.Errorf("anchor = %q", b.chunks[0].Anchor)
+	}
+	// Overlap: consecutive chunks of one section share a sentence.
+	c0, c1 := b.chunks[0].Text, b.chunks[1].Text
+	last := c0[strings.LastIndex(strings.TrimSuffix(c0, "."), ".")+1:]
+	if !strings.Contains(c1, strings.TrimSpace(last)) {
+		t.Errorf("no overlap between\n%q\nand\n%q", c0, c1)
+	}
+}
+
+func TestLayoutEveryWordKept(t *testing.T) {
+	text := words(1000, "w")
+	d := &doc.Document{Chapters: []doc.Chapter{{Title: "C", Sections: []doc.Section{{Blocks: []doc.Block{{Text: text}}}}}}}
+	b := layout(d, "B", Chunking{ChunkTokens: 64, OverlapTokens: 8, SectionSplitTokens: 10000})
+	all := ""
+	for _, k := range b.chunks {
+		all += " " + k.Text
+	}
+	for i := range 1000 {
+		if !strings.Contains(all, fmt.Sprintf("w%d ", i)) && !strings.Contains(all, fmt.Sprintf("w%d.", i)) && !strings.HasSuffix(all, fmt.Sprintf("w%d", i)) {
+			t.Fatalf("word w%d lost", i)
+		}
+	}
+}
+
+func TestLongChapterIsSplitIntoSynthesizedSections(t *testing.T) {
+	var blocks []doc.Block
+	for i := range 20 {
+		blocks = append(blocks, doc.Block{Text: fmt.Sprintf("Paragraph %d. ", i) + words(100, "x")})
+	}
+	d := &doc.Document{Chapters: []doc.Chapter{{Title: "Long", Sections: []doc.Section{{Blocks: blocks}}}}}
+	b := layout(d, "B", Chunking{ChunkTokens: 200, OverlapTokens: 20, SectionSplitTokens: 500})
+	secs := b.chapters[0].Sections
+	if len(secs) < 4 {
+		t.Fatalf("%d sections", len(secs))
+	}
+	for i, s := range secs {
+		if !s.Synthesized || !strings.HasPrefix(s.Title, fmt.Sprintf("Section %d — Paragraph", i+1)) {
+			t.Errorf("section %d: %q synthesized=%v", i, s.Title, s.Synthesized)
+		}
+		if s.Tokens > 1000 {
+			t.Errorf("section %d has %d tokens", i, s.Tokens)
+		}
+	}
+}
+
+func TestCodeBlockKeptWhole(t *testing.T) {
+	code := strings.Repeat("fn main() { println!(\"x\"); }\n", 10)
+	d := &doc.Document{Chapters: []doc.Chapter{{Title: "C", Sections: []doc.Section{{Blocks: []doc.Block{
+		{Text: words(90, "p")},
+		{Kind: doc.Code, Text: code},
+	}}}}}}
+	b := layout(d, "B", Chunking{ChunkTokens: 100, OverlapTokens: 10, SectionSplitTokens: 10000})
+	found := false
+	for _, k := range b.chunks {
+		if strings.Contains(k.Text, strings.TrimSpace(code)) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("code block split: %+v", b.chunks)
+	}
+}
+
+func TestHugeLineStillChunks(t *testing.T) {
+	line := strings.Repeat("word ", 100000) // no sentence ends at all
+	d := &doc.Document{Chapters: []doc.Chapter{{Title: "C", Sections: []doc.Section{{Blocks: []doc.Block{{Text: line}}}}}}}
+	b := layout(d, "B", DefaultChunking())
+	if len(b.chunks) < 200 {
+		t.Fatalf("%d chunks from 100k words", len(b.chunks))
+	}
+	for _, k := range b.chunks {
+		if k.Tokens > 400 {
+			t.Fatalf("chunk of %d tokens", k.Tokens)
+		}
+	}
+}
+
+func TestEmptyChaptersDropped(t *testing.T) {
+	d := &doc.Document{Chapters: []doc.Chapter{
+		{Title: "Empty", Sections: []doc.Section{{Blocks: []doc.Block{{Text: "  "}}}}},
+		{Title: "Full", Sections: []doc.Section{{Blocks: []doc.Block{{Text: "text"}}}}},
+	}}
+	b := layout(d, "B", DefaultChunking())
+	if len(b.chapters) != 1 || b.chapters[0].Title != "Full" || b.chapters[0].Index != 0 {
+		t.Fatalf("chapters %+v", b.chapters)
+	}
+}
+
+func TestPagesCarried(t *testing.T) {
+	d := &doc.Document{Chapters: []doc.Chapter{{Title: "C", Sections: []doc.Section{{Blocks: []doc.Block{
+		{Text: words(60, "a"), Page: 3},
+		{Text: words(60, "b"), Page: 4, PageEnd: 5},
+	}}}}}}
+	b := layout(d, "B", Chunking{ChunkTokens: 1000})
+	k := b.chunks[0]
+	if k.PageStart != 3 || k.PageEnd != 5 {
+		t.Errorf("pages %d–%d", k.PageStart, k.PageEnd)
+	}
+	if c := b.chapters[0]; c.PageStart != 3 || c.PageEnd != 5 {
+		t.Errorf("chapter pages %d–%d", c.PageStart, c.PageEnd)
+	}
+}

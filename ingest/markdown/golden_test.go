@@ -1,0 +1,117 @@
+package markdown
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
+)
+
+var update = flag.Bool("update", false, "rewrite the .golden files under testdata/golden from the parser's output")
+
+// kindName names a block kind in dumps.
+func kindName(k doc.BlockKind) string {
+	switch k {
+	case doc.Paragraph:
+		return "paragraph"
+	case doc.Code:
+		return "code"
+	case doc.List:
+		return "list"
+	case doc.Table:
+		return "table"
+	case doc.Quote:
+		return "quote"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// dump renders a document as stable, reviewable text: the outline with
+// anchors, then every block's kind, line and text.
+func dump(d *doc.Document) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "title: %q\n", d.Title)
+	fmt.Fprintf(&sb, "authors: %q\n", d.Authors)
+	fmt.Fprintf(&sb, "language: %q\n", d.Language)
+	fmt.Fprintf(&sb, "source: %s\n", d.SourceType)
+	for ci, ch := range d.Chapters {
+		fmt.Fprintf(&sb, "chapter %d %q %s\n", ci+1, ch.Title, ch.Anchor)
+		for si, s := range ch.Sections {
+			fmt.Fprintf(&sb, "  section %d.%d %q %s\n", ci+1, si+1, s.Title, s.Anchor)
+			for _, b := range s.Blocks {
+				fmt.Fprintf(&sb, "    L%d %s\n", b.Line, kindName(b.Kind))
+				for ln := range strings.SplitSeq(b.Text, "\n") {
+					fmt.Fprintf(&sb, "      |%s\n", ln)
+				}
+			}
+		}
+	}
+	return sb.String()
+}
+
+// TestGolden parses every testdata/golden/*.md fixture and compares the dump
+// with its .golden file. Run with -update to accept a change in output.
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no fixtures under testdata/golden")
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".md")
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := Parse(context.Background(), data)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			got := dump(d)
+			golden := strings.TrimSuffix(f, ".md") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("output differs from %s (run go test -update to accept):\n%s", golden, lineDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// lineDiff shows the first lines where two texts differ, enough to see what
+// changed without a diff library.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var sb strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			fmt.Fprintf(&sb, "line %d:\n  want %q\n  got  %q\n", i+1, a, b)
+			shown++
+		}
+	}
+	return sb.String()
+}
