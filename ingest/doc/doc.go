@@ -34,6 +34,10 @@ type Document struct {
 	SourceType string
 	// PageCount is the number of pages for paged formats, else 0.
 	PageCount int
+	// PageLabels are the printed page names ("iv", "12", "T-1") for paged
+	// formats that define them: PageLabels[i] names the page with index
+	// i+1. Empty when the format has none; then the index is the label.
+	PageLabels []string
 	// Chapters in reading order. A parser returns at least one chapter for a
 	// document with any text; a document without text has none.
 	Chapters []Chapter
