@@ -134,3 +134,66 @@ func nonNilFailures(f []Failure) []Failure {
 	}
 	return f
 }
+
+// SetMeta stores a small value under key, for state other processes read
+// (the watcher's progress).
+func (w *Writer) SetMeta(ctx context.Context, key, value string) error {
+	_, err := w.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", key, err)
+	}
+	return nil
+}
+
+// Meta returns the value stored under key, "" when none.
+func (d *DB) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// BookExists reports whether the book with id is still in the index (a
+// concurrent reconcile may have pruned it).
+func (d *DB) BookExists(ctx context.Context, id int64) (bool, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM book WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up book %d: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// WatchState is what a running watcher publishes for `grimoire status`.
+type WatchState struct {
+	PID          int       `json:"pid"`
+	Started      time.Time `json:"started"`
+	Updated      time.Time `json:"updated"`
+	LastFullScan time.Time `json:"last_full_scan,omitzero"`
+	// Queue is the number of changed paths waiting to be reconciled.
+	Queue int `json:"queue"`
+	// Ingesting is the book being ingested now, if any.
+	Ingesting string `json:"ingesting,omitempty"`
+	Watched   int    `json:"watched_folders"`
+	Degraded  string `json:"degraded,omitempty"`
+}
+
+// WatchStateKey is the meta key a watcher publishes its state under.
+const WatchStateKey = "watch_state"
+
+// WatchState returns the state the watcher last published, or nil.
+func (d *DB) WatchState(ctx context.Context) (*WatchState, error) {
+	v, err := d.Meta(ctx, WatchStateKey)
+	if err != nil || v == "" {
+		return nil, err
+	}
+	var s WatchState
+	if json.Unmarshal([]byte(v), &s) != nil {
+		return nil, nil
+	}
+	return &s, nil
+}

@@ -280,12 +280,12 @@ func firstWords(s string, n int) string {
 // piece is a unit of chunking: a sentence of a paragraph, a line group of
 // code, or a whole block that fits.
 type piece struct {
-	text      string
-	tokens    int
-	page      int
-	pageEnd   int
-	anchor    string
-	line      int
+	text    string
+	tokens  int
+	page    int
+	pageEnd int
+	anchor  string
+	line    int
 	// join goes between this piece and the one before it in a chunk: a
 	// blank line before a new block, a newline between lines of code, a
 	// space between sentences.

@@ -28,6 +28,8 @@ type StatusView struct {
 	DBPath   string          `json:"db_path"`
 	DBBytes  int64           `json:"db_bytes"`
 	Writer   WriterView      `json:"writer"`
+	// Watch is the running watcher's state; nil when none runs.
+	Watch *index.WatchState `json:"watch"`
 }
 
 // WriterView says whether a process is writing the index right now.
@@ -57,6 +59,10 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	}
 	if h, running := index.ReadLockHolder(l.DB.Path()); running {
 		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started}
+		// A watch state is only current while its process holds the lock.
+		if ws, err := l.DB.WatchState(ctx); err == nil && ws != nil && ws.PID == h.PID {
+			v.Watch = ws
+		}
 	}
 	return v, nil
 }

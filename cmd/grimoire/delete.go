@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func (a *app) deleteCmd() *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "delete SLUG",
+		Short: "Remove a book from the index and keep it out",
+		Long: `delete removes a book and remembers its content, so that later syncs skip
+the file (and any copy of it) instead of adding it back. The file itself is
+not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if !yes {
+				in, ok := a.stdin.(*os.File)
+				if !ok || !term.IsTerminal(int(in.Fd())) {
+					return usageError{fmt.Errorf("delete %s: pass --yes to confirm", args[0])}
+				}
+				fmt.Fprintf(a.stderr, "Delete %s from the index and exclude it from future syncs? [y/N] ", args[0])
+				line, _ := bufio.NewReader(in).ReadString('\n')
+				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
+					fmt.Fprintln(a.stderr, "not deleted")
+					return nil
+				}
+			}
+			w, err := a.openWriter(ctx, "grimoire delete")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			b, err := w.DeleteBook(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "deleted %s (%q); its files are now skipped by sync\n", b.Slug, b.Title)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+func (a *app) exclusionsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "exclusions",
+		Short: "List the books deleted with `grimoire delete`",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			lib, closeLib, err := a.openLibrary(ctx)
+			if err != nil {
+				return err
+			}
+			defer closeLib()
+			ex, err := lib.DB.Exclusions(ctx)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if ex == nil {
+					return a.printJSON([]any{})
+				}
+				return a.printJSON(ex)
+			}
+			if len(ex) == 0 {
+				fmt.Fprintln(a.stdout, "no exclusions")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "HASH\tTITLE\tPATH\tDELETED")
+			for _, e := range ex {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Hash.Short(), clip(e.Title, 40), e.Path, e.ExcludedAt.Local().Format(time.DateTime))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	lift := &cobra.Command{
+		Use:   "lift HASH|TITLE|PATH",
+		Short: "Let a deleted book back in at the next sync",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			w, err := a.openWriter(ctx, "grimoire exclusions lift")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			e, err := w.LiftExclusion(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "lifted the exclusion of %q; the next sync ingests it again\n", e.Title)
+			return nil
+		},
+	}
+	cmd.AddCommand(lift)
+	return cmd
+}
+
+func (a *app) reindexCmd() *cobra.Command {
+	var fts bool
+	cmd := &cobra.Command{
+		Use:   "reindex --fts",
+		Short: "Rebuild derived indexes from the stored chunks",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !fts {
+				return usageError{fmt.Errorf("say what to rebuild: --fts")}
+			}
+			ctx := cmd.Context()
+			w, err := a.openWriter(ctx, "grimoire reindex")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			start := time.Now()
+			if err := w.RebuildFTS(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "rebuilt the full-text index in %.1fs\n", time.Since(start).Seconds())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&fts, "fts", false, "rebuild the full-text (FTS5) index")
+	return cmd
+}

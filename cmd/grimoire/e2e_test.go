@@ -1,0 +1,397 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/testcorpus"
+)
+
+// binary is the grimoire built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "grimoire-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "grimoire")
+	if runtime.GOOS == "windows" {
+		binary += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build grimoire:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// grimoire runs the binary in dir with a clean GRIMOIRE_* environment.
+func grimoire(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GRIMOIRE_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run grimoire %v: %v", args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// ok runs grimoire and fails the test unless it exits 0.
+func ok(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	r := grimoire(t, dir, args...)
+	if r.code != 0 {
+		t.Fatalf("grimoire %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r.stdout
+}
+
+func okJSON(t *testing.T, v any, dir string, args ...string) {
+	t.Helper()
+	out := ok(t, dir, append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("grimoire %s: bad JSON: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+type syncOut struct {
+	index.Counters
+	Failures []index.Failure `json:"failures"`
+}
+
+type statusOut struct {
+	Books, Files, Chunks, Pending, Failed, Ready int
+	EmbeddingModel                               string          `json:"embedding_model"`
+	LastSync                                     *syncOut        `json:"last_sync"`
+	Failures                                     []index.Failure `json:"failures"`
+}
+
+type bookOut struct {
+	Slug, Title, Author, Status string
+	SourceType                  string `json:"source_type"`
+	Chapters, Sections, Chunks  int
+	Paths                       []string
+}
+
+type hitOut struct {
+	Book, Title, Chapter, Section, Text, Path string
+	ChapterIndex                              int  `json:"chapter_index"`
+	SectionIndex                              int  `json:"section_index"`
+	PageStart                                 *int `json:"page_start"`
+	Score                                     float64
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dst, string(data))
+}
+
+func wantCounters(t *testing.T, step string, got syncOut, want map[string]int) {
+	t.Helper()
+	b, _ := json.Marshal(got.Counters)
+	var m map[string]int
+	json.Unmarshal(b, &m)
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s: %s = %d, want %d (all: %s)", step, k, m[k], v, b)
+		}
+	}
+}
+
+// TestSyncScenario drives the identity and reconcile rules of the design
+// through the binary, on a library the test writes itself.
+func TestSyncScenario(t *testing.T) {
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "owls.md"), "---\ntitle: On Owls\nauthor: A. Birder\n---\n# Night hunters\n\nOwls hunt at night and swallow their prey whole.\n\n## Pellets\n\nThey cough up pellets of bone and fur.\n")
+	writeFile(t, filepath.Join(lib, "tea.txt"), "A SHORT HISTORY OF TEA\n\nCHAPTER I.\n\nTea came to Europe from China in the seventeenth century.\n\nCHAPTER II.\n\nThe clipper ships raced each other home with the new harvest.\n")
+	writeFile(t, filepath.Join(lib, "sub", "bees.md"), "# Bees\n\nBees dance to tell each other where the flowers are.\n")
+
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "first sync", s, map[string]int{"scanned": 3, "hashed": 3, "new": 3, "ingested": 3, "failed": 0, "pruned": 0})
+
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "no-op sync", s, map[string]int{"scanned": 3, "hashed": 0, "new": 0, "ingested": 0})
+
+	var hits []hitOut
+	okJSON(t, &hits, lib, "query", "cough up pellets of bone")
+	if len(hits) == 0 || hits[0].Title != "On Owls" || hits[0].Section != "Pellets" {
+		t.Fatalf("exact sentence: %+v", hits)
+	}
+	if hits[0].PageStart != nil {
+		t.Errorf("page_start = %v for Markdown, want null", *hits[0].PageStart)
+	}
+
+	os.Rename(filepath.Join(lib, "sub", "bees.md"), filepath.Join(lib, "bees-moved.md"))
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "move", s, map[string]int{"moved": 1, "ingested": 0, "new": 0, "removed": 0, "pruned": 0})
+	okJSON(t, &hits, lib, "query", "bees dance")
+	if len(hits) == 0 || !strings.HasSuffix(hits[0].Path, "bees-moved.md") {
+		t.Errorf("moved book answers from %+v", hits)
+	}
+
+	copyFile(t, filepath.Join(lib, "tea.txt"), filepath.Join(lib, "tea-copy.txt"))
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "copy", s, map[string]int{"copied": 1, "new": 0, "ingested": 0})
+	var books []bookOut
+	okJSON(t, &books, lib, "list")
+	if len(books) != 3 {
+		t.Fatalf("%d books after a copy", len(books))
+	}
+
+	writeFile(t, filepath.Join(lib, "owls.md"), "---\ntitle: On Owls\nauthor: A. Birder\n---\n# Night hunters\n\nOwls hunt at dusk, silently.\n")
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "edit", s, map[string]int{"changed": 1, "ingested": 1, "pruned": 1})
+	okJSON(t, &books, lib, "list")
+	if len(books) != 3 {
+		t.Fatalf("%d books after an edit", len(books))
+	}
+	okJSON(t, &hits, lib, "query", "pellets", "--mode", "fts")
+	if len(hits) != 0 {
+		t.Errorf("old version still answers: %+v", hits)
+	}
+
+	os.Remove(filepath.Join(lib, "bees-moved.md"))
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "removal", s, map[string]int{"removed": 1, "pruned": 1})
+
+	slug := ""
+	okJSON(t, &books, lib, "list")
+	for _, b := range books {
+		if b.Title == "On Owls" {
+			slug = b.Slug
+		}
+	}
+	if r := grimoire(t, lib, "delete", slug); r.code == 0 {
+		t.Error("delete without --yes and without a terminal succeeded")
+	}
+	ok(t, lib, "delete", slug, "--yes")
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "sync after delete", s, map[string]int{"new": 0, "ingested": 0})
+	okJSON(t, &books, lib, "list")
+	if len(books) != 1 {
+		t.Errorf("deleted book came back: %+v", books)
+	}
+	var ex []index.Exclusion
+	okJSON(t, &ex, lib, "exclusions")
+	if len(ex) != 1 {
+		t.Fatalf("exclusions = %+v", ex)
+	}
+	ok(t, lib, "exclusions", "lift", "On Owls")
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "sync after lifting", s, map[string]int{"new": 1, "ingested": 1})
+
+	var st statusOut
+	okJSON(t, &st, lib, "status")
+	if st.Books != 2 || st.Ready != 2 || st.LastSync == nil || st.EmbeddingModel == "" {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+// TestMissingRootPrunesNothing uses a config file whose library folder
+// disappears (an unmounted drive).
+func TestMissingRootPrunesNothing(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "Books")
+	writeFile(t, filepath.Join(lib, "a.md"), "# A\n\nalpha\n")
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Books\"]\n")
+	var s syncOut
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "first", s, map[string]int{"new": 1, "ingested": 1})
+	os.Rename(lib, lib+".gone")
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "missing root", s, map[string]int{"removed": 0, "pruned": 0})
+	if len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Error, "missing") {
+		t.Errorf("failures = %+v", s.Failures)
+	}
+	var books []bookOut
+	okJSON(t, &books, dir, "list")
+	if len(books) != 1 {
+		t.Errorf("%d books while the library is missing", len(books))
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\".\"]\n[retrieval]\nmdoe = \"fts\"\n")
+	r := grimoire(t, dir, "status")
+	if r.code != exitInvalid || !strings.Contains(r.stderr, "mdoe") {
+		t.Errorf("unknown key: exit %d, %s", r.code, r.stderr)
+	}
+	r = grimoire(t, t.TempDir(), "status", "--config", filepath.Join(dir, "nope.toml"))
+	if r.code != exitInvalid || !strings.Contains(r.stderr, "does not exist") {
+		t.Errorf("missing config: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+func TestQueryBeforeSync(t *testing.T) {
+	r := grimoire(t, t.TempDir(), "query", "anything")
+	if r.code != exitNotFound || !strings.Contains(r.stderr, "grimoire sync") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+	var st statusOut
+	okJSON(t, &st, t.TempDir(), "status")
+	if st.Books != 0 || st.LastSync != nil {
+		t.Errorf("status of an empty library: %+v", st)
+	}
+}
+
+func TestSecondWriterRefused(t *testing.T) {
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "a.md"), "# A\n\nalpha\n")
+	ok(t, lib, "sync")
+	w, err := index.OpenWriter(context.Background(), filepath.Join(lib, ".grimoire", "grimoire.db"), "grimoire watch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r := grimoire(t, lib, "sync")
+	if r.code != exitConflict || !strings.Contains(r.stderr, "grimoire watch (pid") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+	// Readers keep working.
+	ok(t, lib, "query", "alpha")
+}
+
+// corpusLibrary copies the corpus's Markdown and text books (without War
+// and Peace, which has its own test) into a temp library.
+func corpusLibrary(t *testing.T) string {
+	t.Helper()
+	src := testcorpus.Dir(t)
+	lib := t.TempDir()
+	for _, sub := range []string{"markdown", "text"} {
+		base := filepath.Join(src, "books", sub)
+		filepath.Walk(base, func(p string, fi os.FileInfo, err error) error {
+			if err != nil || fi.IsDir() || filepath.Base(p) == "2600-0.txt" {
+				return err
+			}
+			rel, _ := filepath.Rel(base, p)
+			copyFile(t, p, filepath.Join(lib, sub, rel))
+			return nil
+		})
+	}
+	return lib
+}
+
+func TestCorpusBooks(t *testing.T) {
+	lib := corpusLibrary(t)
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	if s.Failed != 0 || s.Ingested == 0 || s.Ingested != s.New {
+		t.Fatalf("sync: %+v", s)
+	}
+	var books []bookOut
+	okJSON(t, &books, lib, "list")
+	byPath := map[string]bookOut{}
+	for _, b := range books {
+		for _, p := range b.Paths {
+			byPath[filepath.Base(p)] = b
+		}
+	}
+	alice := byPath["11-0.txt"]
+	if alice.Title != "Alice's Adventures in Wonderland" || alice.Author != "Lewis Carroll" || alice.Chapters != 12 {
+		t.Errorf("Alice: %+v", alice)
+	}
+
+	var hits []hitOut
+	okJSON(t, &hits, lib, "query", "Either the well was very deep, or she fell very slowly")
+	if len(hits) == 0 || hits[0].Book != alice.Slug {
+		t.Errorf("exact sentence from Alice: %+v", first(hits))
+	}
+
+	candide := byPath["Candide.txt"]
+	for _, q := range []string{"château de monsieur le baron", "chateau de monsieur le baron"} {
+		okJSON(t, &hits, lib, "query", q)
+		if len(hits) == 0 || hits[0].Book != candide.Slug {
+			t.Errorf("%q: %+v", q, first(hits))
+		}
+	}
+
+	// Frankenstein is Windows-1252: no replacement characters anywhere.
+	frank := byPath["pg84.txt"]
+	r, err := index.OpenReader(context.Background(), filepath.Join(lib, ".grimoire", "grimoire.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := r.Book(context.Background(), frank.Slug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := r.ChunkRange(context.Background(), b.ID, 0, b.Chunks)
+	if err != nil || len(chunks) != b.Chunks {
+		t.Fatalf("Frankenstein chunks: %d of %d, %v", len(chunks), b.Chunks, err)
+	}
+	for _, k := range chunks {
+		if strings.ContainsRune(k.Text, '\uFFFD') {
+			t.Fatalf("replacement character in Frankenstein chunk %d: %q", k.Index, k.Text)
+		}
+	}
+
+	// A paraphrase of a section finds it.
+	okJSON(t, &hits, lib, "query", "the Queen orders everyone beheaded during a game played with flamingos and hedgehogs", "--limit", "5")
+	found := false
+	for _, h := range hits {
+		if h.Book == alice.Slug && strings.Contains(h.Chapter, "Croquet") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("paraphrase of the croquet chapter: %+v", hits)
+	}
+}
+
+func first(h []hitOut) any {
+	if len(h) == 0 {
+		return "no hits"
+	}
+	return fmt.Sprintf("%s / %s / %.60q", h[0].Book, h[0].Chapter, h[0].Text)
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+func (a *app) listCmd() *cobra.Command {
+	var asJSON bool
+	var f index.BookFilter
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the books in the index",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, closeLib, err := a.openLibrary(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeLib()
+			books, err := lib.Books(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(books)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SLUG\tTITLE\tAUTHOR\tTYPE\tCHAPTERS\tCHUNKS\tSTATUS")
+			for _, b := range books {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", b.Slug, clip(b.Title, 50), clip(b.Author, 30), b.SourceType, b.Chapters, b.Chunks, b.Status)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().StringVar(&f.Author, "author", "", "only books whose author contains this")
+	cmd.Flags().StringVar(&f.Type, "type", "", "only books of this type (markdown, text)")
+	cmd.Flags().StringVar(&f.Query, "match", "", "only books whose title or author contains this")
+	return cmd
+}
+
+// clip shortens s to n characters for a table.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,149 @@
+// Command grimoire keeps a folder of books in sync with a local SQLite index
+// and answers questions about them, from the terminal and over MCP.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitInternal = 1
+	exitInvalid  = 2
+	exitNotFound = 3
+	exitConflict = 4
+)
+
+// app holds what every command shares: streams, global flags and the
+// configuration, loaded once a command runs.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	configFlag  string
+	libraryFlag []string
+	verbose     int
+
+	cfg *Config
+	log *slog.Logger
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "grimoire: interrupted")
+		return 130
+	}
+	fmt.Fprintln(stderr, "grimoire: "+err.Error())
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitInvalid
+	}
+	switch index.CodeOf(err) {
+	case index.Invalid:
+		return exitInvalid
+	case index.NotFound:
+		return exitNotFound
+	case index.Conflict:
+		return exitConflict
+	}
+	return exitInternal
+}
+
+// usageError marks errors in how a command was called.
+type usageError struct{ error }
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "grimoire",
+		Short: "Search your own books, from the terminal and from Claude",
+		Long: `grimoire keeps a folder of books (Markdown, plain text) in sync with one
+local SQLite index and answers hybrid (full-text and vector) searches with
+exact citations. Nothing leaves your machine.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return a.setup(cmd)
+		},
+	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see `%s --help`)", err, cmd.CommandPath())}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.configFlag, "config", "", "config file (default: $GRIMOIRE_CONFIG, else ./grimoire.toml if present)")
+	pf.StringSliceVar(&a.libraryFlag, "library", nil, "library folder (repeatable); overrides the config file")
+	pf.CountVarP(&a.verbose, "verbose", "v", "log more to stderr (-vv for debug)")
+	root.AddCommand(
+		a.syncCmd(), a.statusCmd(), a.listCmd(), a.queryCmd(), a.outlineCmd(), a.sectionCmd(),
+		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(),
+	)
+	return root
+}
+
+// setup loads the configuration and the logger before any command runs.
+func (a *app) setup(cmd *cobra.Command) error {
+	cfg, err := loadConfig(a.configFlag, a.libraryFlag)
+	if err != nil {
+		return err
+	}
+	a.cfg = cfg
+	level := slog.LevelWarn
+	switch strings.ToLower(cfg.LogLevel) {
+	case "debug":
+		level = slog.LevelDebug
+	case "info":
+		level = slog.LevelInfo
+	case "error":
+		level = slog.LevelError
+	}
+	switch {
+	case a.verbose >= 2:
+		level = slog.LevelDebug
+	case a.verbose == 1 && level > slog.LevelInfo:
+		level = slog.LevelInfo
+	}
+	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	return nil
+}
+
+// printJSON writes v as one indented JSON document on stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

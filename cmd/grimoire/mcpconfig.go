@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) mcpConfigCmd() *cobra.Command {
+	var watch bool
+	cmd := &cobra.Command{
+		Use:   "mcp-config",
+		Short: "Print the setup for Claude Desktop and Claude Code",
+		Long: `mcp-config prints the block to add to claude_desktop_config.json and the
+` + "`claude mcp add`" + ` command for Claude Code, with this binary's absolute path
+and this configuration (--config, or the library folder).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+				exe = resolved
+			}
+			if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+				fmt.Fprintln(a.stderr, "grimoire: this is a temporary `go run` binary; `go install ./cmd/grimoire` (or `go build`) first, and run mcp-config from the installed one")
+			}
+			serveArgs := []string{"serve"}
+			if watch {
+				serveArgs = append(serveArgs, "--watch")
+			}
+			var args2 []string
+			if a.cfg.file != "" {
+				args2 = append([]string{"--config", a.cfg.file}, serveArgs...)
+			} else {
+				for _, l := range a.cfg.Library {
+					args2 = append(args2, "--library", l)
+				}
+				args2 = append(args2, serveArgs...)
+			}
+			block := map[string]any{"mcpServers": map[string]any{"grimoire": map[string]any{"command": exe, "args": args2}}}
+			b, _ := json.MarshalIndent(block, "", "  ")
+			fmt.Fprintf(a.stdout, "Claude Desktop: merge this into claude_desktop_config.json\n(macOS: ~/Library/Application Support/Claude/, Windows: %%APPDATA%%\\Claude\\), then restart Claude:\n\n%s\n\n", b)
+			quoted := make([]string, len(args2))
+			for i, s := range args2 {
+				quoted[i] = shellQuote(s)
+			}
+			fmt.Fprintf(a.stdout, "Claude Code:\n\n  claude mcp add grimoire -- %s %s\n", shellQuote(exe), strings.Join(quoted, " "))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&watch, "watch", true, "let the server keep the index in sync (serve --watch)")
+	return cmd
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '-' || r == '_' || r == '.' || r == ':' || r == '=' || r == '\\' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

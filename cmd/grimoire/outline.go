@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) outlineCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "outline SLUG",
+		Short: "Show a book's chapters and sections",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, closeLib, err := a.openLibrary(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeLib()
+			o, err := lib.Outline(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(o)
+			}
+			fmt.Fprintf(a.stdout, "%s", o.Title)
+			if o.Author != "" {
+				fmt.Fprintf(a.stdout, " — %s", o.Author)
+			}
+			fmt.Fprintln(a.stdout)
+			for _, c := range o.Chapters {
+				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, c.Title, pages(c.PageStart, c.PageEnd))
+				if len(c.Sections) == 1 && c.Sections[0].Title == c.Title {
+					continue
+				}
+				for _, s := range c.Sections {
+					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, s.Title, pages(s.PageStart, s.PageEnd))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) sectionCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "section SLUG CHAPTER SECTION",
+		Short: "Print one section of a book in full",
+		Args:  cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ch, err1 := strconv.Atoi(args[1])
+			sec, err2 := strconv.Atoi(args[2])
+			if err1 != nil || err2 != nil {
+				return usageError{fmt.Errorf("CHAPTER and SECTION are numbers, as `grimoire outline %s` shows them", args[0])}
+			}
+			lib, closeLib, err := a.openLibrary(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeLib()
+			s, err := lib.Section(cmd.Context(), args[0], ch, sec, 0, 0)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(s)
+			}
+			fmt.Fprintf(a.stdout, "%s\n\n%s\n", s.Citation, s.Text)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func pages(start, end *int) string {
+	switch {
+	case start == nil:
+		return ""
+	case end != nil && *end > *start:
+		return fmt.Sprintf("  (pp. %d–%d)", *start, *end)
+	}
+	return fmt.Sprintf("  (p. %d)", *start)
+}

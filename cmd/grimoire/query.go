@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/retrieve"
+)
+
+func (a *app) queryCmd() *cobra.Command {
+	var asJSON bool
+	var q retrieve.Query
+	cmd := &cobra.Command{
+		Use:   "query TEXT",
+		Short: "Search the library",
+		Long: `query runs a hybrid search (full-text BM25 and vectors, fused by reciprocal
+rank fusion) and prints the best passages with their citations. Give more
+phrasings of the same question with --also; they are fused with TEXT.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Text = strings.Join(args, " ")
+			lib, closeLib, err := a.openLibrary(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeLib()
+			hits, err := lib.Search(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(hits)
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(a.stdout, "no matches")
+				return nil
+			}
+			for i, h := range hits {
+				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n   %s\n\n", i+1, h.Citation, h.Path, h.Book, h.ChunkIndex, h.Score, indent(clip(oneLine(h.Text), 400)))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print hits as JSON")
+	f.StringSliceVar(&q.Phrasings, "also", nil, "another phrasing of the question (repeatable)")
+	f.StringVar(&q.Book, "book", "", "only this book (slug)")
+	f.StringVar(&q.Author, "author", "", "only books whose author contains this")
+	f.StringVar(&q.Type, "type", "", "only books of this type (markdown, text)")
+	f.StringVar(&q.PathPrefix, "path", "", "only books with a file under this path")
+	f.StringVar(&q.Mode, "mode", "", "hybrid, fts or vector (default from config)")
+	f.IntVar(&q.Limit, "limit", 10, "number of hits (at most 100)")
+	return cmd
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n   ") }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/retrieve"
+)
+
+func (a *app) statusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the index holds, what is pending or failed, and the last sync",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(v)
+			}
+			a.printStatus(v)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
+	r, err := index.OpenReader(ctx, a.cfg.DBPath)
+	if index.CodeOf(err) == index.NotFound {
+		// No index yet is a state, not an error.
+		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, EmbeddingModel: a.configuredModel()}, nil
+	}
+	if err != nil {
+		return retrieve.StatusView{}, err
+	}
+	defer r.Close()
+	lib := &retrieve.Library{DB: &r.DB}
+	v, err := lib.Status(ctx, a.cfg.Library)
+	if err != nil {
+		return v, err
+	}
+	if v.EmbeddingModel == "" {
+		v.EmbeddingModel = a.configuredModel()
+	}
+	return v, nil
+}
+
+func (a *app) configuredModel() string {
+	emb, err := a.embedder()
+	if err != nil {
+		return ""
+	}
+	s := ingest.Stamp(emb)
+	return s.Provider + "/" + s.Model
+}
+
+func (a *app) printStatus(v retrieve.StatusView) {
+	w := a.stdout
+	fmt.Fprintf(w, "index     %s (%s)\n", v.DBPath, humanSize(v.DBBytes))
+	for i, l := range v.Library {
+		label := "library"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "%-9s %s\n", label, l)
+	}
+	fmt.Fprintf(w, "books     %d ready, %d pending, %d ingesting, %d failed (%d files)\n", v.Ready, v.Pending, v.Parsed, v.Failed, v.Files)
+	fmt.Fprintf(w, "chunks    %d (%d embedded)\n", v.Chunks, v.Embedded)
+	fmt.Fprintf(w, "model     %s\n", v.EmbeddingModel)
+	if v.Writer.Running {
+		fmt.Fprintf(w, "writer    %s (pid %d) since %s\n", v.Writer.Command, v.Writer.PID, v.Writer.Since.Local().Format(time.DateTime))
+	} else {
+		fmt.Fprintf(w, "writer    none running\n")
+	}
+	if r := v.LastSync; r != nil {
+		c := r.Counters
+		fmt.Fprintf(w, "last sync %s (%s, %.1fs): %d scanned, %d hashed, %d new, %d changed, %d moved, %d removed, %d ingested, %d pruned, %d failed\n",
+			r.Finished.Local().Format(time.DateTime), r.Kind, r.Finished.Sub(r.Started).Seconds(),
+			c.Scanned, c.Hashed, c.New, c.Changed, c.Moved, c.Removed, c.Ingested, c.Pruned, c.Failed)
+	} else {
+		fmt.Fprintf(w, "last sync never: run `grimoire sync`\n")
+	}
+	if v.Exclusions > 0 {
+		fmt.Fprintf(w, "excluded  %d deleted books (`grimoire exclusions` lists them)\n", v.Exclusions)
+	}
+	if len(v.Failures) > 0 {
+		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))
+		for _, f := range v.Failures {
+			fmt.Fprintf(w, "  %s: %s\n", f.Path, f.Error)
+		}
+	}
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/syncer"
+)
+
+func (a *app) watchCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "watch",
+		Short: "Keep the index in sync with the library until interrupted",
+		Long: `watch reconciles the library once, then watches it: a book dropped into the
+folder is indexed within seconds of its last write, a moved book keeps its
+index entry, a removed one is pruned. A full rescan runs every
+rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if err := a.cfg.requireLibrary(); err != nil {
+				return err
+			}
+			w, err := a.openWriter(ctx, "grimoire watch")
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			opts, err := a.syncerOptions(ctx, w)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "grimoire: watching %d folder(s), index %s; Ctrl-C to stop\n", len(a.cfg.Library), a.cfg.DBPath)
+			return syncer.Watch(ctx, w, opts)
+		},
+	}
+}

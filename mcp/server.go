@@ -1,0 +1,166 @@
+// Package mcp serves the library to language-model clients (Claude Desktop,
+// Claude Code) over the Model Context Protocol. Every tool only reads: the
+// server can list, outline, read and search the books in the index, and
+// nothing else.
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/retrieve"
+)
+
+// Options configure the server.
+type Options struct {
+	// Version is reported to clients.
+	Version string
+	// Roots are the library folders, shown by library_status.
+	Roots []string
+	// SectionChars is the page size of get_section, in characters;
+	// default 20,000.
+	SectionChars int
+	// Status, when set, adds what only the caller knows (the watcher's
+	// state) to library_status.
+	Status func(*retrieve.StatusView)
+	Logger *slog.Logger
+}
+
+// Server is the MCP server over one library.
+type Server struct {
+	lib  *retrieve.Library
+	opts Options
+	log  *slog.Logger
+	mcp  *server.MCPServer
+}
+
+// New builds the server and its tools.
+func New(lib *retrieve.Library, opts Options) *Server {
+	if opts.SectionChars <= 0 {
+		opts.SectionChars = 20000
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{lib: lib, opts: opts, log: log}
+	s.mcp = server.NewMCPServer("grimoire", opts.Version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+	)
+	s.addTools()
+	return s
+}
+
+// MCPServer returns the underlying mcp-go server (for in-process clients).
+func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
+
+const instructions = `grimoire searches the user's own library of books (PDF, EPUB, Markdown, text) on this machine.
+Start with search (give several phrasings in "queries" for a hard question); read around a hit with
+read_chunk_neighbors, or read a whole section with get_section; get_book_outline shows a book's chapters.
+Cite what you use with the hit's citation (book title, author, chapter, section, pages).`
+
+// ServeStdio serves on stdin/stdout until ctx is done or stdin closes.
+// Nothing else may write to stdout: it is the protocol channel.
+func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	std := server.NewStdioServer(s.mcp)
+	std.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	err := std.Listen(ctx, stdin, stdout)
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// Handler returns the streamable HTTP handler, to be mounted at /mcp.
+func (s *Server) Handler() http.Handler {
+	return server.NewStreamableHTTPServer(s.mcp, server.WithStreamableHTTPLogger(s.log))
+}
+
+// ServeHTTP serves streamable HTTP at addr under /mcp until ctx is done.
+// ready, when set, is called with the address actually bound.
+func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		srv.Shutdown(shutdown)
+		return nil
+	}
+}
+
+// readOnly are the annotations every tool carries: mcp-go's defaults claim
+// the opposite (destructive, open world).
+func readOnly(title string) []mcpgo.ToolOption {
+	return []mcpgo.ToolOption{
+		mcpgo.WithTitleAnnotation(title),
+		mcpgo.WithReadOnlyHintAnnotation(true),
+		mcpgo.WithDestructiveHintAnnotation(false),
+		mcpgo.WithIdempotentHintAnnotation(true),
+		mcpgo.WithOpenWorldHintAnnotation(false),
+	}
+}
+
+func tool(name, title, description string, opts ...mcpgo.ToolOption) mcpgo.Tool {
+	all := append([]mcpgo.ToolOption{mcpgo.WithDescription(description)}, readOnly(title)...)
+	return mcpgo.NewTool(name, append(all, opts...)...)
+}
+
+// result renders a structured result with a text rendering for clients
+// that ignore structured content.
+func result(v any, text string) *mcpgo.CallToolResult {
+	return mcpgo.NewToolResultStructured(v, text)
+}
+
+// toolError turns an error into a tool error the model can act on. Input
+// problems keep their message and hint; internal failures say so without
+// internals.
+func (s *Server) toolError(op string, err error) *mcpgo.CallToolResult {
+	switch index.CodeOf(err) {
+	case index.Invalid, index.NotFound, index.Conflict:
+		return mcpgo.NewToolResultError(err.Error())
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return mcpgo.NewToolResultError(op + " was cancelled")
+	}
+	s.log.Error("tool failed", "tool", op, "err", err)
+	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %v", op, err))
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
