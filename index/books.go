@@ -193,28 +193,24 @@ func (w *Writer) FinishBook(ctx context.Context, id int64) (pruned int, err erro
 // version it replaced is pruned when no file holds it any more, and its slug
 // passes to id.
 func (t *Tx) settle(ctx context.Context, id int64) (int, error) {
+	var prevID sql.NullInt64
 	var prevSlug sql.NullString
 	err := t.tx.QueryRowContext(ctx, `
-SELECT p.slug FROM book b JOIN book p ON p.id = b.replaces WHERE b.id = ?`, id).Scan(&prevSlug)
+SELECT p.id, p.slug FROM book b JOIN book p ON p.id = b.replaces WHERE b.id = ?`, id).Scan(&prevID, &prevSlug)
 	if err != nil && err != sql.ErrNoRows {
 		return 0, fmt.Errorf("settle book %d: %w", id, err)
 	}
-	pruned, err := t.Prune(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if prevSlug.Valid {
-		var taken int
-		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM book WHERE slug = ?`, prevSlug.String).Scan(&taken); err != nil {
-			return pruned, err
-		}
-		if taken == 0 {
-			if _, err := t.tx.ExecContext(ctx, `UPDATE book SET slug = ? WHERE id = ?`, prevSlug.String, id); err != nil {
-				return pruned, fmt.Errorf("settle book %d: %w", id, err)
-			}
-		}
-	}
 	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET replaces = NULL WHERE id = ?`, id); err != nil {
+		return 0, fmt.Errorf("settle book %d: %w", id, err)
+	}
+	if !prevID.Valid {
+		return 0, nil
+	}
+	pruned, err := t.prune(ctx, `AND b.id = ?`, prevID.Int64)
+	if err != nil || pruned == 0 {
+		return pruned, err
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET slug = ? WHERE id = ?`, prevSlug.String, id); err != nil {
 		return pruned, fmt.Errorf("settle book %d: %w", id, err)
 	}
 	return pruned, nil

@@ -220,13 +220,18 @@ GROUP BY f.hash`)
 // Prune deletes every book that no file holds, except one that still answers
 // for a file whose new content is being ingested. It returns the number of
 // books deleted.
-func (t *Tx) Prune(ctx context.Context) (int, error) {
+func (t *Tx) Prune(ctx context.Context) (int, error) { return t.prune(ctx, "") }
+
+// prune deletes the books that Prune would, narrowed by an extra condition
+// on b.
+func (t *Tx) prune(ctx context.Context, cond string, args ...any) (int, error) {
 	res, err := t.tx.ExecContext(ctx, `
 DELETE FROM book WHERE id IN (
 	SELECT b.id FROM book b
 	WHERE NOT EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash)
 	  AND NOT EXISTS (SELECT 1 FROM book s WHERE s.replaces = b.id AND s.status IN ('pending', 'parsed'))
-)`)
+	  `+cond+`
+)`, args...)
 	if err != nil {
 		return 0, fmt.Errorf("prune books: %w", err)
 	}

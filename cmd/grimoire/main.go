@@ -109,7 +109,7 @@ exact citations. Nothing leaves your machine.`,
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more to stderr (-vv for debug)")
 	root.AddCommand(
 		a.syncCmd(), a.statusCmd(), a.listCmd(), a.queryCmd(), a.outlineCmd(), a.sectionCmd(),
-		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(),
+		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(),
 	)
 	return root
 }
