@@ -395,3 +395,5 @@ func first(h []hitOut) any {
 	}
 	return fmt.Sprintf("%s / %s / %.60q", h[0].Book, h[0].Chapter, h[0].Text)
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
