@@ -224,6 +224,10 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 			if err != nil {
 				return nil, fmt.Errorf("embed query: %w", err)
 			}
+			if isZero(qv) {
+				// No features (punctuation only): every chunk would tie.
+				continue
+			}
 			for r, vh := range s.vecs.search(qv, func(b int64) bool { return allowed[b] }, pool) {
 				h := get(vh.chunk)
 				h.Score += s.opts.VectorWeight / (s.opts.RRFK + float64(r+1))
@@ -264,6 +268,15 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxTerms bounds the terms of one full-text query: more add time, not

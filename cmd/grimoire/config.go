@@ -54,6 +54,9 @@ type Config struct {
 
 	// file is the config file read, "" for none.
 	file string
+	// libraryFromFile: the library folders are the config file's (not
+	// --library, GRIMOIRE_LIBRARY or the current folder).
+	libraryFromFile bool
 }
 
 // defaults are the built-in values of every key. They are also how viper
@@ -75,7 +78,7 @@ func defaults() map[string]any {
 		"retrieval.rrf_k":               60.0,
 		"retrieval.candidate_pool":      50,
 		"retrieval.fts_weight":          1.0,
-		"retrieval.vector_weight":       1.0,
+		"retrieval.vector_weight":       0.0,
 		"chunking.chunk_tokens":         400,
 		"chunking.overlap_tokens":       60,
 		"chunking.section_split_tokens": 3000,
@@ -147,7 +150,9 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.libraryFromFile = file != "" && len(c.Library) > 0
 	if len(libraryFlag) > 0 || os.Getenv(envPrefix+"LIBRARY") != "" {
+		c.libraryFromFile = false
 		if len(libraryFlag) > 0 {
 			c.Library = libraryFlag
 		}
@@ -257,10 +262,15 @@ func (c *Config) resolve(base string) error {
 			return err
 		}
 		c.DBPath = p
-	case c.file != "":
+	case c.libraryFromFile:
 		c.DBPath = filepath.Join(filepath.Dir(c.file), "grimoire.db")
-	default:
+	case len(c.Library) > 0:
+		// A library named on the command line keeps its index inside
+		// itself, whatever config file the current folder holds, so the
+		// same --library always finds the same index.
 		c.DBPath = filepath.Join(c.Library[0], ".grimoire", "grimoire.db")
+	default:
+		c.DBPath = filepath.Join(filepath.Dir(c.file), "grimoire.db")
 	}
 	if c.MaxFileSize < 0 {
 		return index.Errorf(index.Invalid, "max_file_size_mb must not be negative")

@@ -35,7 +35,7 @@ and this configuration (--config, or the library folder).`,
 				serveArgs = append(serveArgs, "--watch")
 			}
 			var args2 []string
-			if a.cfg.file != "" {
+			if a.cfg.file != "" && a.cfg.libraryFromFile {
 				args2 = append([]string{"--config", a.cfg.file}, serveArgs...)
 			} else {
 				for _, l := range a.cfg.Library {

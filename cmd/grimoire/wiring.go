@@ -51,6 +51,9 @@ func (a *app) retrieveOptions(emb embed.Embedder) retrieve.Options {
 	r := a.cfg.Retrieval
 	o.Mode, o.RRFK, o.CandidatePool = r.Mode, r.RRFK, r.CandidatePool
 	o.FTSWeight, o.VectorWeight = r.FTSWeight, r.VectorWeight
+	if o.VectorWeight == 0 {
+		o.VectorWeight = autoVectorWeight(emb)
+	}
 	o.Dim = emb.Info().Dim
 	return o
 }
@@ -71,6 +74,20 @@ func (a *app) syncerOptions(ctx context.Context, w *index.Writer) (syncer.Option
 		Watch:     watcher.Options{Debounce: a.cfg.Watch.Debounce, RescanInterval: a.cfg.Watch.RescanInterval},
 		Logger:    a.log,
 	}, nil
+}
+
+// autoVectorWeight is the vector arm's fusion weight when the configuration
+// leaves it at 0. The built-in embedder is a hashed lexical signal that
+// makes hybrid search worse at any weight that can reorder BM25 (SciFact dev
+// nDCG@10: 0.598 at weight 1, 0.688 at 0.05, 0.702 = BM25 at 0.01). Below
+// 61/(70·71) ≈ 0.012 it never changes BM25's top ten when BM25 has eleven
+// hits or more, and it still answers what BM25 cannot match at all
+// (misspellings, unsegmented CJK text).
+func autoVectorWeight(emb embed.Embedder) float64 {
+	if emb.Info().Provider == "builtin" {
+		return 0.01
+	}
+	return 1
 }
 
 func (a *app) reconcileOptions() reconcile.Options {

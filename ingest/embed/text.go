@@ -6,8 +6,7 @@ import (
 )
 
 // This file holds the text analysis of the built-in embedder: case and
-// diacritic folding, the tokenizer, a light English stemmer and a stopword
-// list. Everything here is fixed code and small tables; nothing depends on the
+// diacritic folding, the tokenizer and a stopword list. Everything here is fixed code and small tables; nothing depends on the
 // texts embedded, so the same text always gives the same features.
 
 // latinFold maps U+00C0…U+0233 to the lowercase ASCII letter it decomposes to
@@ -98,7 +97,33 @@ func (z *tokenizer) next() (token, bool) {
 	z.buf = z.buf[:0]
 	kind := wordToken
 	joined := false
+scan:
 	for z.pos < len(z.text) {
+		if c := z.text[z.pos]; c < utf8.RuneSelf {
+			// ASCII, most of most texts: no decoding, no table lookups.
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				if len(z.buf) > 0 {
+					break scan // the separator is counted by the next call
+				}
+				z.seps++
+				z.sep = rune(c)
+				z.pos++
+				continue
+			}
+			if len(z.buf) == 0 {
+				kind = wordToken
+				joined = z.ntok > 0 && z.seps == 1 && isJoiner(z.sep)
+			} else if kind != wordToken {
+				break scan
+			}
+			z.buf = append(z.buf, rune(c))
+			z.pos++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(z.text[z.pos:])
 		if unicode.Is(unicode.Mn, r) {
 			// Combining marks: dropping them folds decomposed diacritics.
@@ -108,7 +133,7 @@ func (z *tokenizer) next() (token, bool) {
 		cjk := isCJK(r)
 		if !cjk && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			if len(z.buf) > 0 {
-				break // the separator is counted by the next call
+				break scan
 			}
 			z.seps++
 			z.sep = r
@@ -123,7 +148,7 @@ func (z *tokenizer) next() (token, bool) {
 			kind = k
 			joined = k == wordToken && z.ntok > 0 && z.seps == 1 && isJoiner(z.sep)
 		} else if k != kind {
-			break // a change of script ends the token without a separator
+			break scan // a change of script ends the token without a separator
 		}
 		f, s := foldRune(r)
 		if s != "" {
@@ -146,7 +171,7 @@ func isJoiner(r rune) bool {
 }
 
 // asciiWord copies runes into dst when they are all ASCII lowercase letters,
-// the only words the stemmer and the stopword list apply to.
+// the only words the stopword list applies to.
 func asciiWord(dst []byte, runes []rune) ([]byte, bool) {
 	dst = dst[:0]
 	for _, r := range runes {
@@ -189,62 +214,4 @@ var stopwords = func() map[string]struct{} {
 func isStopword(w []byte) bool {
 	_, ok := stopwords[string(w)]
 	return ok
-}
-
-func isVowel(c byte) bool {
-	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'
-}
-
-func hasVowel(w []byte) bool {
-	for i, c := range w {
-		if isVowel(c) || (c == 'y' && i > 0) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasSuffix(w []byte, s string) bool {
-	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
-}
-
-// stem removes English inflections (plural -s/-es/-ies, -ing, -ed, a final
-// -e) from an ASCII lowercase word, in place. It is deliberately lighter than
-// Porter's: derivational suffixes are left to the character n-grams, which
-// match "inhibitor" with "inhibition" partially rather than not at all.
-func stem(w []byte) []byte {
-	if len(w) <= 3 {
-		return w
-	}
-	switch {
-	case hasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case hasSuffix(w, "ies") && len(w) > 4:
-		w = append(w[:len(w)-3], 'y')
-	case hasSuffix(w, "ss"), hasSuffix(w, "us"), hasSuffix(w, "is"):
-	case hasSuffix(w, "s"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case hasSuffix(w, "ing") && len(w) > 5 && hasVowel(w[:len(w)-3]):
-		w = undouble(w[:len(w)-3])
-	case hasSuffix(w, "ied") && len(w) > 4:
-		w = append(w[:len(w)-3], 'y')
-	case hasSuffix(w, "eed"):
-	case hasSuffix(w, "ed") && len(w) > 4 && hasVowel(w[:len(w)-2]):
-		w = undouble(w[:len(w)-2])
-	}
-	if len(w) > 4 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-// undouble turns "stopp" (from "stopping") into "stop", keeping -ll, -ss, -zz.
-func undouble(w []byte) []byte {
-	n := len(w)
-	if n >= 2 && w[n-1] == w[n-2] && !isVowel(w[n-1]) && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
-		return w[:n-1]
-	}
-	return w
 }

@@ -1,0 +1,325 @@
+package retrieve
+
+import (
+	"context"
+	"math"
+	"math/rand"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+func TestMatchExpr(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"hello world", `"hello" OR "world"`},
+		{"Hello hello HELLO", `"hello"`},
+		{`c++ "unbalanced`, `"c" OR "unbalanced"`},
+		{"title:fog NEAR(a b) AND NOT x*", `"title" OR "fog" OR "near" OR "a" OR "b" OR "and" OR "not" OR "x"`},
+		{"château", `"château"`},
+		{"世界人権", `"世界人権"`},
+		{"!!! ---", ""},
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := MatchExpr(tc.in); got != tc.want {
+			t.Errorf("MatchExpr(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	if n := strings.Count(MatchExpr(strings.Repeat("w", 1)+" "+wordsN(500)), " OR "); n != maxTerms-1 {
+		t.Errorf("%d terms, want the cap of %d", n+1, maxTerms)
+	}
+}
+
+func wordsN(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(" w")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteByte(byte('a' + i%26))
+		b.WriteByte(byte('a' + i/26%26))
+	}
+	return b.String()
+}
+
+// fakeEmbedder maps known texts to fixed vectors; anything else to a vector
+// near none of them.
+type fakeEmbedder map[string][]float32
+
+func (f fakeEmbedder) EmbedQuery(_ context.Context, text string) ([]float32, error) {
+	if v, ok := f[text]; ok {
+		return v, nil
+	}
+	if strings.IndexFunc(text, unicode.IsLetter) < 0 {
+		return make([]float32, 4), nil // no features, like the built-in embedder
+	}
+	return []float32{0, 0, 0, 1}, nil
+}
+
+type book struct {
+	title, author, typ string
+	chunks             []string
+	vecs               [][]float32
+}
+
+// newIndex builds an index with ready books, each chunk with its vector.
+func newIndex(t testing.TB, books []book) *index.Writer {
+	t.Helper()
+	ctx := context.Background()
+	w, err := index.OpenWriter(ctx, filepath.Join(t.TempDir(), "g.db"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	for i, b := range books {
+		path := filepath.Join("/lib", b.title+".md")
+		h := index.SumBytes([]byte(b.title))
+		if err := w.Update(ctx, func(tx *index.Tx) error {
+			_, err := tx.PutFile(ctx, index.File{Path: path, Root: "/lib", Hash: h}, index.Hash{}, b.typ)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		pending, err := w.BooksToIngest(ctx)
+		if err != nil || len(pending) != 1 {
+			t.Fatalf("book %d: %v %v", i, pending, err)
+		}
+		id := pending[0].ID
+		var chunks []index.Chunk
+		for j, text := range b.chunks {
+			chunks = append(chunks, index.Chunk{Index: j, Heading: b.title, Text: text, State: index.ChunkContextualized})
+		}
+		ch := []index.Chapter{{Index: 0, Title: b.title, Sections: []index.Section{{Index: 0, Title: b.title, Text: strings.Join(b.chunks, "\n\n"), ChunkCount: len(chunks)}}}}
+		authors := []string{b.author}
+		if err := w.StoreParsed(ctx, id, index.BookMeta{Title: b.title, Authors: authors, SourceType: b.typ}, ch, chunks); err != nil {
+			t.Fatal(err)
+		}
+		todo, _ := w.ChunksToEmbed(ctx, id, 100)
+		ids := make([]int64, len(todo))
+		for j, k := range todo {
+			ids[j] = k.ID
+		}
+		if err := w.StoreEmbeddings(ctx, ids, b.vecs); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.FinishBook(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+func unit(v ...float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
+}
+
+func library() []book {
+	return []book{
+		{"Owls", "Ann Birder", "markdown", []string{"Owls hunt mice at night.", "Owls have silent feathers."}, [][]float32{unit(1, 0, 0, 0), unit(1, 0.1, 0, 0)}},
+		{"Bees", "Bob Keeper", "text", []string{"Bees make honey from nectar.", "A hive has one queen."}, [][]float32{unit(0, 1, 0, 0), unit(0, 1, 0.1, 0)}},
+		{"Nocturnal", "Cy Night", "markdown", []string{"Creatures of the dark: bats and moths."}, [][]float32{unit(0.9, 0, 0.1, 0)}},
+	}
+}
+
+func search(t *testing.T, s *Searcher, q Query) []Hit {
+	t.Helper()
+	hits, err := s.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hits
+}
+
+func titles(hits []Hit) string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Book.Title)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestArmsAndFusion(t *testing.T) {
+	w := newIndex(t, library())
+	emb := fakeEmbedder{"creatures of the night": unit(1, 0, 0.05, 0)}
+	s := New(&w.DB, emb, Options{Dim: 4})
+
+	// Full text alone: only the chunk with the words.
+	hits := search(t, s, Query{Text: "honey nectar", Mode: FTS})
+	if titles(hits) != "Bees" || hits[0].FTSRank != 1 || hits[0].VectorRank != 0 {
+		t.Fatalf("fts: %s %+v", titles(hits), hits)
+	}
+	// Vectors alone find what shares no word with the query.
+	hits = search(t, s, Query{Text: "creatures of the night", Mode: Vector, Limit: 3})
+	if len(hits) != 3 || hits[0].Book.Title != "Owls" || hits[0].VectorRank != 1 {
+		t.Fatalf("vector: %s", titles(hits))
+	}
+	// Hybrid: the chunk both arms rank high comes first.
+	hits = search(t, s, Query{Text: "creatures of the night", Mode: Hybrid, Limit: 5})
+	if hits[0].FTSRank == 0 || hits[0].VectorRank == 0 {
+		t.Fatalf("hybrid: %s %+v", titles(hits), hits[0])
+	}
+	for _, h := range hits[1:] {
+		if h.Score > hits[0].Score {
+			t.Errorf("hits not in score order: %s", titles(hits))
+		}
+	}
+	// Scores are RRF: 1/(k+rank) per arm.
+	want := 1/(60+float64(hits[0].FTSRank)) + 1/(60+float64(hits[0].VectorRank))
+	if math.Abs(hits[0].Score-want) > 1e-12 {
+		t.Errorf("score %v, want %v", hits[0].Score, want)
+	}
+	// Every hit carries its citation data.
+	if hits[0].Book.Slug == "" || len(hits[0].Book.Paths) == 0 || hits[0].ChapterTitle == "" {
+		t.Errorf("citation incomplete: %+v", hits[0])
+	}
+}
+
+func TestFiltersApplyToBothArms(t *testing.T) {
+	w := newIndex(t, library())
+	emb := fakeEmbedder{"owls": unit(1, 0, 0, 0)}
+	s := New(&w.DB, emb, Options{Dim: 4})
+	for _, q := range []Query{
+		{Text: "owls", Type: "text", Limit: 10},
+		{Text: "owls", Author: "keeper", Limit: 10},
+		{Text: "owls", Book: "bees", Limit: 10},
+	} {
+		for _, mode := range []string{FTS, Vector, Hybrid} {
+			q.Mode = mode
+			for _, h := range search(t, s, q) {
+				if h.Book.Title != "Bees" {
+					t.Errorf("%s %+v: hit from %s", mode, q, h.Book.Title)
+				}
+			}
+		}
+	}
+	if _, err := s.Search(context.Background(), Query{Text: "owls", Book: "nope"}); index.CodeOf(err) != index.NotFound {
+		t.Errorf("unknown book: %v", err)
+	}
+}
+
+func TestPhrasingsAreFused(t *testing.T) {
+	w := newIndex(t, library())
+	s := New(&w.DB, nil, Options{Mode: FTS})
+	hits := search(t, s, Query{Text: "honey", Phrasings: []string{"silent feathers"}})
+	got := titles(hits)
+	if !strings.Contains(got, "Bees") || !strings.Contains(got, "Owls") {
+		t.Fatalf("fused phrasings: %s", got)
+	}
+}
+
+func TestBadQueries(t *testing.T) {
+	w := newIndex(t, library())
+	s := New(&w.DB, fakeEmbedder{}, Options{Dim: 4})
+	for _, q := range []Query{
+		{Text: ""},
+		{Text: "   "},
+		{Text: "owls", Limit: -1},
+		{Text: "owls", Limit: MaxLimit + 1},
+		{Text: strings.Repeat("x", MaxQueryRunes+1)},
+		{Text: "owls", Mode: "semantic"},
+	} {
+		if _, err := s.Search(context.Background(), q); index.CodeOf(err) != index.Invalid {
+			t.Errorf("%+v: %v", q, err)
+		}
+	}
+	// Punctuation only is not an error: there is just nothing to match.
+	if hits := search(t, s, Query{Text: "?!"}); len(hits) != 0 {
+		t.Errorf("punctuation matched %s", titles(hits))
+	}
+}
+
+func TestVectorIndexTopKAndRefresh(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var books []book
+	for i := range 30 {
+		b := book{title: "b" + string(rune('a'+i%26)) + string(rune('a'+i/26)), author: "x", typ: "text"}
+		for range 20 {
+			b.chunks = append(b.chunks, "chunk text")
+			v := make([]float32, 8)
+			for k := range v {
+				v[k] = float32(rng.NormFloat64())
+			}
+			b.vecs = append(b.vecs, unit(v...))
+		}
+		books = append(books, b)
+	}
+	w := newIndex(t, books)
+	var vi vectorIndex
+	ctx := context.Background()
+	if err := vi.refresh(ctx, &w.DB, 8); err != nil {
+		t.Fatal(err)
+	}
+	if vi.len() != 600 {
+		t.Fatalf("%d vectors loaded", vi.len())
+	}
+	q := unit(1, 2, 3, 4, 5, 6, 7, 8)
+	got := vi.search(q, func(int64) bool { return true }, 25)
+	var all []float32
+	for i := 0; i < vi.len(); i++ {
+		all = append(all, dot(q, vi.vecs[i*8:(i+1)*8]))
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] > all[j] })
+	for i, s := range got {
+		if s.score != all[i] {
+			t.Fatalf("rank %d: %v, want %v", i, s.score, all[i])
+		}
+	}
+	// New rows are appended; a prune makes the next refresh reload.
+	gen, _, _ := w.VectorGeneration(ctx)
+	if err := w.Update(ctx, func(tx *index.Tx) error {
+		if err := tx.RemoveFile(ctx, "/lib/baa.md"); err != nil {
+			return err
+		}
+		_, err := tx.Prune(ctx)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if g, _, _ := w.VectorGeneration(ctx); g == gen {
+		t.Fatal("prune did not change the vector generation")
+	}
+	if err := vi.refresh(ctx, &w.DB, 8); err != nil {
+		t.Fatal(err)
+	}
+	if vi.len() != 580 {
+		t.Errorf("%d vectors after pruning a 20-chunk book", vi.len())
+	}
+}
+
+func TestDot(t *testing.T) {
+	for n := range 10 {
+		a, b := make([]float32, n), make([]float32, n)
+		var want float32
+		for i := range n {
+			a[i], b[i] = float32(i+1), float32(2*i-3)
+			want += a[i] * b[i]
+		}
+		if got := dot(a, b); got != want {
+			t.Errorf("dot len %d = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func FuzzSearch(f *testing.F) {
+	for _, s := range []string{"owls", `"unbalanced`, "a AND (b OR", "NEAR(x y, 3)", "col:term", "*", "^owls", "世界", "\x00\xff", strings.Repeat("é", 500)} {
+		f.Add(s)
+	}
+	w := newIndex(f, library())
+	s := New(&w.DB, fakeEmbedder{}, Options{Dim: 4})
+	f.Fuzz(func(t *testing.T, q string) {
+		_, err := s.Search(context.Background(), Query{Text: q, Phrasings: []string{q + " honey"}})
+		if err != nil && index.CodeOf(err) != index.Invalid {
+			t.Fatalf("query %q: %v", q, err)
+		}
+	})
+}
