@@ -65,6 +65,16 @@ func CountTokens(s string) int {
 	}
 	for _, r := range s {
 		switch {
+		case r < utf8.RuneSelf:
+			switch {
+			case 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9':
+				word++
+			case r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\f' || r == '\v':
+				flush()
+			default:
+				flush()
+				n++
+			}
 		case isCJK(r):
 			flush()
 			n++
@@ -82,7 +92,9 @@ func CountTokens(s string) int {
 }
 
 func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+	// Below U+1100 (Hangul Jamo) no script here counts per character: a
+	// fast exit for the common case, as the table lookups are not cheap.
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // section is a section on its way into the index.

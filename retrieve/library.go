@@ -317,6 +317,9 @@ func citation(b index.Book, chapter, section string, ps, pe int) string {
 	if a := b.Author(); a != "" {
 		fmt.Fprintf(&sb, " by %s", a)
 	}
+	if strings.EqualFold(strings.TrimSpace(chapter), strings.TrimSpace(b.Title)) {
+		chapter = "" // a one-chapter document titled like its book
+	}
 	loc := headingLoc(chapter, section)
 	if loc != "" {
 		sb.WriteString(", " + loc)
