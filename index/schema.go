@@ -149,6 +149,9 @@ CREATE TABLE run (
 	failures TEXT NOT NULL DEFAULT '[]'
 );
 `,
+	// 2: per-term document counts, so that searches can leave out terms
+	// that nearly every chunk contains.
+	`CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -53,6 +53,51 @@ ORDER BY s LIMIT ?`
 	return out, rows.Err()
 }
 
+// TermDocs returns how many chunks contain each of the given index terms
+// (as the tokenizer stores them: lower case, folded, stemmed); a term the
+// index does not hold is left out of the map.
+func (d *DB) TermDocs(ctx context.Context, terms []string) (map[string]int, error) {
+	out := make(map[string]int, len(terms))
+	// One equality lookup per term: fts5vocab seeks on term = ?, but scans
+	// the whole vocabulary for term IN (...).
+	for _, t := range terms {
+		if _, done := out[t]; done {
+			continue
+		}
+		var n int
+		err := d.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, t).Scan(&n)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("term statistics: %w", err)
+		}
+		out[t] = n
+	}
+	return out, nil
+}
+
+// ChunkCount returns the number of chunks, and a key that changes whenever
+// chunks are added or removed, for callers that cache the count.
+func (d *DB) ChunkCount(ctx context.Context) (n int, err error) {
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunk`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return n, nil
+}
+
+// ChangeKey changes whenever chunks or vectors are added or removed.
+func (d *DB) ChangeKey(ctx context.Context) (string, error) {
+	var k string
+	err := d.db.QueryRowContext(ctx, `
+SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunk'), 0) || '/' ||
+	coalesce((SELECT value FROM meta WHERE key = 'vector_generation'), '')`).Scan(&k)
+	if err != nil {
+		return "", fmt.Errorf("index change key: %w", err)
+	}
+	return k, nil
+}
+
 // VectorRow is one stored embedding, as Vectors yields it. Vec is only valid
 // during the callback.
 type VectorRow struct {
@@ -84,6 +129,16 @@ WHERE e.id > ? ORDER BY e.id`, after)
 		}
 	}
 	return rows.Err()
+}
+
+// CountVectors returns the number of embeddings with an id greater than
+// after.
+func (d *DB) CountVectors(ctx context.Context, after int64) (int, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM embedding WHERE id > ?`, after).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count vectors: %w", err)
+	}
+	return n, nil
 }
 
 // VectorGeneration changes whenever embeddings may have been removed (a

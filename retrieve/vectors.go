@@ -45,6 +45,12 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 		v.vecs, v.chunks, v.books, v.lastID = v.vecs[:0], v.chunks[:0], v.books[:0], 0
 	}
 	v.dim = dim
+	// Size the slab once: growing it row by row copies it over and over.
+	if n, err := db.CountVectors(ctx, v.lastID); err == nil {
+		v.vecs = slices.Grow(v.vecs, n*dim)
+		v.chunks = slices.Grow(v.chunks, n)
+		v.books = slices.Grow(v.books, n)
+	}
 	bad := 0
 	err = db.Vectors(ctx, v.lastID, func(r index.VectorRow) error {
 		v.lastID = r.ID

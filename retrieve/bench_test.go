@@ -1,0 +1,128 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/embed"
+)
+
+// syntheticIndex builds (once per directory) an index of n chunks of
+// Zipf-distributed pseudo-words in books of 200 chunks, embedded with the
+// built-in embedder.
+func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
+	b.Helper()
+	ctx := context.Background()
+	emb := embed.NewBuiltin()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("grimoire-bench-%d", n))
+	path := filepath.Join(dir, "g.db")
+	if _, err := os.Stat(path); err != nil {
+		os.MkdirAll(dir, 0o755)
+		w, err := index.OpenWriter(ctx, path+".tmp", "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewSource(1))
+		zipf := rand.NewZipf(rng, 1.07, 2, 50000)
+		word := func() string { return "w" + strconv.FormatUint(zipf.Uint64(), 36) }
+		const perBook = 200
+		for bk := 0; bk*perBook < n; bk++ {
+			h := index.SumBytes([]byte(fmt.Sprint("book", bk)))
+			p := fmt.Sprintf("/lib/book%d.md", bk)
+			if err := w.Update(ctx, func(tx *index.Tx) error {
+				_, err := tx.PutFile(ctx, index.File{Path: p, Root: "/lib", Hash: h}, index.Hash{}, "markdown")
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			todo, _ := w.BooksToIngest(ctx)
+			id := todo[0].ID
+			var chunks []index.Chunk
+			var texts []string
+			for i := 0; i < perBook && bk*perBook+i < n; i++ {
+				ws := make([]string, 250)
+				for j := range ws {
+					ws[j] = word()
+				}
+				text := strings.Join(ws, " ")
+				chunks = append(chunks, index.Chunk{Index: i, Heading: fmt.Sprintf("Book %d › Chapter %d", bk, i/20), Text: text, State: index.ChunkContextualized})
+				texts = append(texts, text)
+			}
+			ch := []index.Chapter{{Index: 0, Title: "C", Sections: []index.Section{{Index: 0, Title: "S", Text: "x", ChunkCount: len(chunks)}}}}
+			if err := w.StoreParsed(ctx, id, index.BookMeta{Title: fmt.Sprint("Book ", bk), SourceType: "markdown"}, ch, chunks); err != nil {
+				b.Fatal(err)
+			}
+			stored, _ := w.ChunksToEmbed(ctx, id, perBook)
+			vecs, _ := emb.EmbedDocuments(ctx, texts)
+			ids := make([]int64, len(stored))
+			for i, k := range stored {
+				ids[i] = k.ID
+			}
+			if err := w.StoreEmbeddings(ctx, ids, vecs); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := w.FinishBook(ctx, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.Close()
+		os.Rename(path+".tmp", path)
+		os.Rename(path+".tmp-wal", path+"-wal")
+	}
+	r, err := index.OpenReader(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { r.Close() })
+	return r, emb
+}
+
+func benchChunks() int {
+	if v, err := strconv.Atoi(os.Getenv("GRIMOIRE_BENCH_CHUNKS")); err == nil && v > 0 {
+		return v
+	}
+	return 20000
+}
+
+// BenchmarkSearch measures one search per mode over a synthetic index
+// (GRIMOIRE_BENCH_CHUNKS chunks, default 20,000), vectors already loaded.
+func BenchmarkSearch(b *testing.B) {
+	r, emb := syntheticIndex(b, benchChunks())
+	// Like real questions: a few words every chunk has, and rarer ones.
+	queries := []string{"w1 w2k w3z w4a", "w2 w1b9 w7x w3 wzz", "w5 w9q w2ab w7", "w1 w3 wq0 w1c2 w8f"}
+	for _, mode := range []string{FTS, Vector, Hybrid} {
+		b.Run(mode, func(b *testing.B) {
+			s := New(&r.DB, emb, Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1})
+			if err := s.Prepare(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Search(context.Background(), Query{Text: queries[i%len(queries)], Mode: mode}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadVectors measures loading every vector into the slab, which a
+// server does once at start.
+func BenchmarkLoadVectors(b *testing.B) {
+	r, emb := syntheticIndex(b, benchChunks())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var v vectorIndex
+		if err := v.refresh(context.Background(), &r.DB, emb.Info().Dim); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
