@@ -31,6 +31,16 @@ type BookMeta struct {
 // moves the book to Parsed. Storing the same book twice never duplicates rows.
 func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []Chapter, chunks []Chunk) error {
 	return w.Update(ctx, func(t *Tx) error {
+		_, err := t.StoreParsed(ctx, id, meta, chapters, chunks)
+		return err
+	})
+}
+
+// StoreParsed is Writer.StoreParsed inside a transaction; it returns the ids
+// of the stored chunks, in order.
+func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []Chapter, chunks []Chunk) ([]int64, error) {
+	ids := make([]int64, 0, len(chunks))
+	err := func() error {
 		res, err := t.tx.ExecContext(ctx, `DELETE FROM chunk WHERE book_id = ?`, id)
 		if err != nil {
 			return fmt.Errorf("clear book %d: %w", id, err)
@@ -78,9 +88,15 @@ func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapt
 			if state == "" {
 				state = ChunkPending
 			}
-			if _, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state); err != nil {
+			res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state)
+			if err != nil {
 				return fmt.Errorf("store chunk %d: %w", k.Index, err)
 			}
+			cid, err := res.LastInsertId()
+			if err != nil {
+				return fmt.Errorf("store chunk %d: %w", k.Index, err)
+			}
+			ids = append(ids, cid)
 		}
 		authors, _ := json.Marshal(nonNil(meta.Authors))
 		slug, err := t.uniqueSlug(ctx, Slugify(meta.Title), id)
@@ -96,7 +112,8 @@ WHERE id = ?`,
 			return fmt.Errorf("update book %d: %w", id, err)
 		}
 		return nil
-	})
+	}()
+	return ids, err
 }
 
 // MarkFailed records that book id could not be ingested. A book that failed
@@ -138,10 +155,15 @@ WHERE book_id = ? AND state != 'embedded' ORDER BY idx LIMIT ?`, id, limit)
 // StoreEmbeddings stores one vector per chunk id and marks those chunks
 // embedded, in one transaction.
 func (w *Writer) StoreEmbeddings(ctx context.Context, ids []int64, vecs [][]float32) error {
+	return w.Update(ctx, func(t *Tx) error { return t.StoreEmbeddings(ctx, ids, vecs) })
+}
+
+// StoreEmbeddings is Writer.StoreEmbeddings inside a transaction.
+func (t *Tx) StoreEmbeddings(ctx context.Context, ids []int64, vecs [][]float32) error {
 	if len(ids) != len(vecs) {
 		return fmt.Errorf("store embeddings: %d ids, %d vectors", len(ids), len(vecs))
 	}
-	return w.Update(ctx, func(t *Tx) error {
+	return func() error {
 		ins, err := t.tx.PrepareContext(ctx, `
 INSERT INTO embedding(chunk_id, vec) VALUES (?, ?)
 ON CONFLICT(chunk_id) DO UPDATE SET vec = excluded.vec`)
@@ -165,7 +187,7 @@ ON CONFLICT(chunk_id) DO UPDATE SET vec = excluded.vec`)
 			}
 		}
 		return nil
-	})
+	}()
 }
 
 // FinishBook moves book id to Ready once every chunk is embedded, prunes the
@@ -173,6 +195,15 @@ ON CONFLICT(chunk_id) DO UPDATE SET vec = excluded.vec`)
 // its name across edits. It returns the number of books pruned.
 func (w *Writer) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
 	err = w.Update(ctx, func(t *Tx) error {
+		pruned, err = t.FinishBook(ctx, id)
+		return err
+	})
+	return pruned, err
+}
+
+// FinishBook is Writer.FinishBook inside a transaction.
+func (t *Tx) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
+	err = func() error {
 		var left int
 		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM chunk WHERE book_id = ? AND state != 'embedded'`, id).Scan(&left); err != nil {
 			return fmt.Errorf("finish book %d: %w", id, err)
@@ -185,7 +216,7 @@ func (w *Writer) FinishBook(ctx context.Context, id int64) (pruned int, err erro
 		}
 		pruned, err = t.settle(ctx, id)
 		return err
-	})
+	}()
 	return pruned, err
 }
 

@@ -123,23 +123,21 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if err := w.SetStamp(ctx, Stamp(opts.Embedder)); err != nil {
 		return res, err
 	}
-	p := &pipeline{w: w, opts: opts, log: log}
+	p := &pipeline{w: w, opts: opts, log: log, res: &res}
 	for i, b := range books {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
 		p.progress = Progress{Book: b.Title, BooksDone: i, BooksTotal: len(books)}
-		if err := p.book(ctx, b, &res); err != nil {
-			// A reconcile running beside us (watch) prunes a book whose
-			// file changed again mid-ingest; its successor is queued.
-			if ctx.Err() == nil {
-				if exists, xerr := w.BookExists(ctx, b.ID); xerr == nil && !exists {
-					log.Info("book replaced while it was ingested", "book", b.Slug)
-					continue
-				}
+		if err := p.book(ctx, b); err != nil {
+			if p.vanished(ctx, b) {
+				continue
 			}
 			return res, err
 		}
+	}
+	if err := p.flush(ctx); err != nil {
+		return res, err
 	}
 	return res, nil
 }
@@ -149,6 +147,20 @@ type pipeline struct {
 	opts     Options
 	log      *slog.Logger
 	progress Progress
+	res      *Result
+	// batch holds small books, parsed and embedded, that are stored
+	// together in one transaction: most of the cost of a small book is
+	// the transactions, not the work.
+	batch       []prepared
+	batchChunks int
+}
+
+// prepared is a small book ready to be stored whole.
+type prepared struct {
+	book   index.Book
+	meta   index.BookMeta
+	layout book
+	vecs   [][]float32
 }
 
 func (p *pipeline) report() {
@@ -157,66 +169,36 @@ func (p *pipeline) report() {
 	}
 }
 
+// vanished reports whether a book disappeared under us: a reconcile running
+// beside ingest (watch) prunes a book whose file changed again mid-ingest;
+// its successor is queued.
+func (p *pipeline) vanished(ctx context.Context, b index.Book) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	exists, err := p.w.BookExists(ctx, b.ID)
+	if err == nil && !exists {
+		p.log.Info("book replaced while it was ingested", "book", b.Slug)
+		return true
+	}
+	return false
+}
+
 // book ingests one book. Errors about the book itself are recorded on it;
 // only errors that stop the whole run (the index, the embedder) are returned.
-func (p *pipeline) book(ctx context.Context, b index.Book, res *Result) error {
+func (p *pipeline) book(ctx context.Context, b index.Book) error {
 	if b.Status == index.Pending {
-		path, data, err := readContent(b)
-		if err != nil {
-			// Not the book's fault: the file changed or vanished since it
-			// was scanned. The next reconcile sorts it out.
-			p.log.Info("book not read", "book", b.Slug, "reason", err)
-			res.Failures = append(res.Failures, index.Failure{Path: path, Error: err.Error()})
-			return nil
+		pr, err := p.parse(ctx, b)
+		if err != nil || pr == nil {
+			return err
 		}
-		p.report()
-		start := time.Now()
-		pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
-		d, err := parse(pctx, b.SourceType, data)
-		cancel()
-		if err == nil && d.Empty() && (b.SourceType == doc.PDF || b.SourceType == doc.EPUB) {
-			// A book without text is worth a failure only where the user
-			// can act on it (OCR a scan); an empty note is just empty.
-			err = doc.ErrNoText
+		if len(pr.layout.chunks) <= p.opts.EmbedBatch {
+			return p.addSmall(ctx, *pr)
 		}
-		if errors.Is(err, doc.ErrNoText) && (b.SourceType == doc.Markdown || b.SourceType == doc.Text) {
-			d, err = &doc.Document{SourceType: b.SourceType}, nil
+		if err := p.w.StoreParsed(ctx, b.ID, pr.meta, pr.layout.chapters, pr.layout.chunks); err != nil {
+			return fmt.Errorf("%s: %w", b.Title, err)
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			reason := failureReason(b.SourceType, err)
-			p.log.Warn("book failed", "path", path, "reason", reason)
-			pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
-			if ferr != nil {
-				return ferr
-			}
-			res.Failed++
-			res.Pruned += pruned
-			res.Failures = append(res.Failures, index.Failure{Path: path, Error: reason})
-			return nil
-		}
-		title := strings.TrimSpace(d.Title)
-		if title == "" {
-			title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		}
-		laid := layout(d, title, p.opts.Chunking)
-		for i := range laid.chunks {
-			// Without a language model the heading path is all the context
-			// there is, and it is already in Heading.
-			laid.chunks[i].State = index.ChunkContextualized
-		}
-		meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount}
-		if meta.SourceType == "" {
-			meta.SourceType = b.SourceType
-		}
-		if err := p.w.StoreParsed(ctx, b.ID, meta, laid.chapters, laid.chunks); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		p.log.Debug("parsed", "path", path, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
-		b.Title = title
-		b.Chunks = len(laid.chunks)
+		b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
 	}
 	p.progress.Book = b.Title
 	if err := p.embed(ctx, b); err != nil {
@@ -226,8 +208,144 @@ func (p *pipeline) book(ctx context.Context, b index.Book, res *Result) error {
 	if err != nil {
 		return err
 	}
-	res.Ingested++
-	res.Pruned += pruned
+	p.res.Ingested++
+	p.res.Pruned += pruned
+	return nil
+}
+
+// parse reads and parses a pending book and lays it out. A book that fails
+// is recorded as failed and nil is returned without an error.
+func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
+	path, data, err := readContent(b)
+	if err != nil {
+		// Not the book's fault: the file changed or vanished since it
+		// was scanned. The next reconcile sorts it out.
+		p.log.Info("book not read", "book", b.Slug, "reason", err)
+		p.res.Failures = append(p.res.Failures, index.Failure{Path: path, Error: err.Error()})
+		return nil, nil
+	}
+	p.report()
+	start := time.Now()
+	pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
+	d, err := parse(pctx, b.SourceType, data)
+	cancel()
+	if err == nil && d.Empty() && (b.SourceType == doc.PDF || b.SourceType == doc.EPUB) {
+		// A book without text is worth a failure only where the user
+		// can act on it (OCR a scan); an empty note is just empty.
+		err = doc.ErrNoText
+	}
+	if errors.Is(err, doc.ErrNoText) && (b.SourceType == doc.Markdown || b.SourceType == doc.Text) {
+		d, err = &doc.Document{SourceType: b.SourceType}, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		reason := failureReason(b.SourceType, err)
+		p.log.Warn("book failed", "path", path, "reason", reason)
+		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
+		if ferr != nil {
+			return nil, ferr
+		}
+		p.res.Failed++
+		p.res.Pruned += pruned
+		p.res.Failures = append(p.res.Failures, index.Failure{Path: path, Error: reason})
+		return nil, nil
+	}
+	title := strings.TrimSpace(d.Title)
+	if title == "" {
+		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	laid := layout(d, title, p.opts.Chunking)
+	for i := range laid.chunks {
+		// Without a language model the heading path is all the context
+		// there is, and it is already in Heading.
+		laid.chunks[i].State = index.ChunkContextualized
+	}
+	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount}
+	if meta.SourceType == "" {
+		meta.SourceType = b.SourceType
+	}
+	p.log.Debug("parsed", "path", path, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
+	return &prepared{book: b, meta: meta, layout: laid}, nil
+}
+
+// addSmall embeds a small book and queues it for the next batch.
+func (p *pipeline) addSmall(ctx context.Context, pr prepared) error {
+	texts := make([]string, len(pr.layout.chunks))
+	for i, k := range pr.layout.chunks {
+		texts[i] = EmbeddingText(k)
+	}
+	if len(texts) > 0 {
+		vecs, err := p.opts.Embedder.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return fmt.Errorf("embed %q: %w", pr.meta.Title, err)
+		}
+		pr.vecs = vecs
+	}
+	p.batch = append(p.batch, pr)
+	p.batchChunks += len(texts)
+	if p.batchChunks >= 4*p.opts.EmbedBatch || len(p.batch) >= 64 {
+		return p.flush(ctx)
+	}
+	return nil
+}
+
+// flush stores the queued small books, each whole, in one transaction. If
+// the transaction fails (a book pruned meanwhile), the books are stored one
+// by one so that the others still land.
+func (p *pipeline) flush(ctx context.Context) error {
+	if len(p.batch) == 0 {
+		return nil
+	}
+	batch := p.batch
+	p.batch, p.batchChunks = nil, 0
+	store := func(t *index.Tx, pr prepared) (int, error) {
+		ids, err := t.StoreParsed(ctx, pr.book.ID, pr.meta, pr.layout.chapters, pr.layout.chunks)
+		if err != nil {
+			return 0, err
+		}
+		if err := t.StoreEmbeddings(ctx, ids, pr.vecs); err != nil {
+			return 0, err
+		}
+		return t.FinishBook(ctx, pr.book.ID)
+	}
+	pruned := 0
+	err := p.w.Update(ctx, func(t *index.Tx) error {
+		pruned = 0
+		for _, pr := range batch {
+			n, err := store(t, pr)
+			if err != nil {
+				return err
+			}
+			pruned += n
+		}
+		return nil
+	})
+	if err == nil {
+		p.res.Ingested += len(batch)
+		p.res.Pruned += pruned
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, pr := range batch {
+		var n int
+		err := p.w.Update(ctx, func(t *index.Tx) error {
+			var err error
+			n, err = store(t, pr)
+			return err
+		})
+		if err != nil {
+			if p.vanished(ctx, pr.book) {
+				continue
+			}
+			return fmt.Errorf("%s: %w", pr.meta.Title, err)
+		}
+		p.res.Ingested++
+		p.res.Pruned += n
+	}
 	return nil
 }
 
