@@ -21,6 +21,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/ingest/epub"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
 	"github.com/grimoire-search/grimoire/ingest/text"
 )
@@ -33,6 +34,8 @@ func SourceType(path string) string {
 		return doc.Markdown
 	case ".txt", ".text":
 		return doc.Text
+	case ".epub":
+		return doc.EPUB
 	}
 	return ""
 }
@@ -56,6 +59,8 @@ func parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err e
 		return markdown.Parse(ctx, []byte(s))
 	case doc.Text:
 		return text.Parse(ctx, data)
+	case doc.EPUB:
+		return epub.Parse(ctx, data)
 	}
 	return nil, fmt.Errorf("no parser for %q files", typ)
 }

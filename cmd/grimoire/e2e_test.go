@@ -397,3 +397,50 @@ func first(h []hitOut) any {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+func TestCorpusEPUB(t *testing.T) {
+	src := testcorpus.Path(t, "books", "epub")
+	bad := testcorpus.Path(t, "bad")
+	lib := t.TempDir()
+	entries, _ := os.ReadDir(src)
+	for _, e := range entries {
+		copyFile(t, filepath.Join(src, e.Name()), filepath.Join(lib, e.Name()))
+	}
+	for _, name := range []string{"no-opf.epub", "zip-without-container.epub", "not-a-zip.epub"} {
+		copyFile(t, filepath.Join(bad, name), filepath.Join(lib, "bad", name))
+	}
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	if s.Ingested != len(entries) || s.Failed != 3 {
+		t.Fatalf("sync: %+v", s)
+	}
+	var st statusOut
+	okJSON(t, &st, lib, "status")
+	if len(st.Failures) != 3 {
+		t.Fatalf("failures: %+v", st.Failures)
+	}
+	for _, f := range st.Failures {
+		if !strings.Contains(f.Path, filepath.Join("bad", "")) || !strings.Contains(f.Error, "not an EPUB") {
+			t.Errorf("failure %+v", f)
+		}
+	}
+	var hits []hitOut
+	okJSON(t, &hits, lib, "query", "Call me Ishmael. Some years ago—never mind how long precisely", "--limit", "3")
+	if len(hits) == 0 || hits[0].Title != "Moby-Dick" || !strings.Contains(hits[0].Chapter, "Loomings") {
+		t.Errorf("Call me Ishmael: %v", first(hits))
+	}
+	var books []bookOut
+	okJSON(t, &books, lib, "list")
+	ready := 0
+	for _, b := range books {
+		if b.SourceType != "epub" || (b.Status == "ready") != (b.Chapters > 0) {
+			t.Errorf("book %+v", b)
+		}
+		if b.Status == "ready" {
+			ready++
+		}
+	}
+	if ready != len(entries) {
+		t.Errorf("%d ready EPUBs of %d", ready, len(entries))
+	}
+}

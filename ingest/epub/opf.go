@@ -1,0 +1,493 @@
+package epub
+
+import (
+	"bytes"
+	"encoding/xml"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	goepub "github.com/taylorskalyo/goreader/epub"
+	"golang.org/x/text/language"
+)
+
+const (
+	containerPath  = "META-INF/container.xml"
+	encryptionPath = "META-INF/encryption.xml"
+)
+
+// The package document is decoded into goreader's types where they are
+// right (the container's rootfiles, a manifest item's id, href and media
+// type, an itemref's idref), extended with what EPUB 3 added and goreader
+// does not read. goreader's own Reader is not used: it reads every entry it
+// touches without a size limit, panics when container.xml is missing, joins
+// hrefs without percent-decoding them, keeps the last of several titles and
+// creators, and fails the whole book on one dangling itemref.
+type opfPackage struct {
+	UniqueIdentifier string      `xml:"unique-identifier,attr"`
+	Metadata         opfMetadata `xml:"metadata"`
+	Items            []opfItem   `xml:"manifest>item"`
+	Spine            opfSpine    `xml:"spine"`
+}
+
+type opfItem struct {
+	goepub.Item
+	// Properties holds EPUB 3 flags such as "nav".
+	Properties string `xml:"properties,attr"`
+}
+
+type opfSpine struct {
+	// TOC is the manifest id of the EPUB 2 NCX.
+	TOC      string       `xml:"toc,attr"`
+	Itemrefs []opfItemref `xml:"itemref"`
+}
+
+type opfItemref struct {
+	goepub.Itemref
+	Linear string `xml:"linear,attr"`
+}
+
+// opfMetadata holds every Dublin Core element of a kind, in order, because
+// books repeat them (a main title and a subtitle, several creators) and
+// EPUB 3 says which is which in separate <meta refines> elements.
+type opfMetadata struct {
+	Titles      []dcElement `xml:"title"`
+	Creators    []dcElement `xml:"creator"`
+	Languages   []dcElement `xml:"language"`
+	Identifiers []dcElement `xml:"identifier"`
+	Dates       []dcElement `xml:"date"`
+	Metas       []opfMeta   `xml:"meta"`
+}
+
+type dcElement struct {
+	ID string `xml:"id,attr"`
+	// Role and Event are EPUB 2's opf:role and opf:event.
+	Role  string `xml:"role,attr"`
+	Event string `xml:"event,attr"`
+	Value string `xml:",chardata"`
+}
+
+type opfMeta struct {
+	Refines  string `xml:"refines,attr"`
+	Property string `xml:"property,attr"`
+	Value    string `xml:",chardata"`
+}
+
+// encryptionDoc is META-INF/encryption.xml: which entries are encrypted.
+type encryptionDoc struct {
+	Data []struct {
+		Ref struct {
+			URI string `xml:"URI,attr"`
+		} `xml:"CipherData>CipherReference"`
+	} `xml:"EncryptedData"`
+}
+
+// pkg is what the book is made of, resolved to archive paths.
+type pkg struct {
+	path  string // the package document
+	meta  metadata
+	spine []spineItem
+	// nav and ncx are the archive paths of the EPUB 3 navigation document
+	// and the EPUB 2 NCX, empty when the book has none.
+	nav, ncx string
+	// encrypted holds the archive paths that META-INF/encryption.xml
+	// lists, whatever the algorithm: a content document that is only
+	// obfuscated is as unreadable as one that is encrypted.
+	encrypted map[string]bool
+	// encryptionUnreadable is set when META-INF/encryption.xml exists but
+	// could not be read: the content may be encrypted.
+	encryptionUnreadable bool
+}
+
+type spineItem struct {
+	path   string
+	linear bool
+}
+
+// metadata is the book's description from the OPF. identifier and date have
+// no place in doc.Document yet; they are kept for when they do.
+type metadata struct {
+	title      string
+	authors    []string
+	language   string
+	identifier string
+	date       string
+}
+
+// decodeXML decodes an XML entry leniently: real books carry HTML entities
+// (&nbsp;) and sloppy markup. encoding/xml never expands entities declared
+// in a DTD, so an entity bomb stays a few literal characters.
+func decodeXML(data []byte, v any) error {
+	d := xml.NewDecoder(bytes.NewReader(toUTF8(data)))
+	d.Strict = false
+	d.Entity = xml.HTMLEntity
+	d.CharsetReader = passCharset
+	return d.Decode(v)
+}
+
+func readPackage(a *archive) (*pkg, error) {
+	if !a.has(containerPath) {
+		return nil, failf(ErrNotEPUB, "not an EPUB: no %s", containerPath)
+	}
+	data, err := a.readFile(containerPath)
+	if err != nil {
+		return nil, err
+	}
+	var c goepub.Container
+	if err := decodeXML(data, &c); err != nil {
+		return nil, failf(ErrNotEPUB, "not an EPUB: %s is not valid XML: %w", containerPath, err)
+	}
+	opfPath, first := "", ""
+	for _, rf := range c.Rootfiles {
+		name, ok := entryName(strings.TrimSpace(rf.FullPath))
+		if !ok {
+			continue
+		}
+		if first == "" {
+			first = name
+		}
+		if canon, ok := a.canonical(name); ok {
+			opfPath = canon
+			break
+		}
+	}
+	switch {
+	case first == "":
+		return nil, failf(ErrNotEPUB, "not an EPUB: %s names no package document", containerPath)
+	case opfPath == "":
+		return nil, failf(ErrNotEPUB, "not an EPUB: container points to %s, which is missing", first)
+	}
+
+	p := &pkg{path: opfPath}
+	if err := p.readEncryption(a); err != nil {
+		return nil, err
+	}
+	if p.encrypted[opfPath] {
+		return nil, drmError(opfPath)
+	}
+	data, err = a.readFile(opfPath)
+	if err != nil {
+		return nil, err
+	}
+	var opf opfPackage
+	if err := decodeXML(data, &opf); err != nil {
+		return nil, failf(ErrNotEPUB, "not an EPUB: package document %s is not valid XML: %w", opfPath, err)
+	}
+	p.meta = readMetadata(&opf)
+	p.resolve(a, &opf)
+	if len(p.spine) == 0 {
+		return nil, failf(ErrNotEPUB, "not an EPUB: the spine of %s lists no content document in the archive", opfPath)
+	}
+	return p, nil
+}
+
+// readEncryption loads META-INF/encryption.xml, if there is one.
+func (p *pkg) readEncryption(a *archive) error {
+	if !a.has(encryptionPath) {
+		return nil
+	}
+	data, err := a.readFile(encryptionPath)
+	if err != nil {
+		if fatal(err) {
+			return err
+		}
+		p.encryptionUnreadable = true
+		return nil
+	}
+	var enc encryptionDoc
+	if err := decodeXML(data, &enc); err != nil {
+		p.encryptionUnreadable = true
+		return nil
+	}
+	p.encrypted = make(map[string]bool, len(enc.Data))
+	for _, d := range enc.Data {
+		// CipherReference URIs are relative to the root of the container,
+		// not to META-INF.
+		name, _, ok := resolveHref("", d.Ref.URI)
+		if ok && name != "" {
+			if canon, found := a.canonical(name); found {
+				name = canon
+			}
+			p.encrypted[name] = true
+		}
+	}
+	return nil
+}
+
+func drmError(covered string) error {
+	return failf(ErrDRM, "DRM-protected (META-INF/encryption.xml covers the content, %s among it); grimoire cannot read it", covered)
+}
+
+// checkDRM fails a book whose content documents, navigation or NCX are
+// encrypted. Font obfuscation, which EPUB allows for embedded fonts only, is
+// not DRM and leaves the text readable.
+func (p *pkg) checkDRM() error {
+	if len(p.encrypted) == 0 {
+		return nil
+	}
+	for _, s := range p.spine {
+		if p.encrypted[s.path] {
+			return drmError(s.path)
+		}
+	}
+	for _, n := range []string{p.nav, p.ncx} {
+		if n != "" && p.encrypted[n] {
+			return drmError(n)
+		}
+	}
+	return nil
+}
+
+// resolve turns the manifest and spine into archive paths, keeping what can
+// be read and dropping what cannot (dangling idrefs, remote resources,
+// entries that are not in the archive).
+func (p *pkg) resolve(a *archive, opf *opfPackage) {
+	dir := path.Dir(p.path)
+	type item struct {
+		path, mediaType string
+	}
+	items := make(map[string]item, len(opf.Items))
+	var ncxByType, navByProp string
+	for _, it := range opf.Items {
+		name, _, ok := resolveHref(dir, it.HREF)
+		if !ok || name == "" {
+			continue
+		}
+		canon, found := a.canonical(name)
+		if !found {
+			// Some tools percent-encode the href but store the name
+			// encoded too.
+			if raw, ok := joinRaw(dir, it.HREF); ok {
+				canon, found = a.canonical(raw)
+			}
+		}
+		if !found {
+			continue
+		}
+		mt := strings.ToLower(strings.TrimSpace(it.MediaType))
+		if _, dup := items[it.ID]; !dup {
+			items[it.ID] = item{path: canon, mediaType: mt}
+		}
+		if navByProp == "" && hasToken(it.Properties, "nav") {
+			navByProp = canon
+		}
+		if ncxByType == "" && mt == "application/x-dtbncx+xml" {
+			ncxByType = canon
+		}
+	}
+	p.nav = navByProp
+	if it, ok := items[strings.TrimSpace(opf.Spine.TOC)]; ok {
+		p.ncx = it.path
+	} else {
+		p.ncx = ncxByType
+	}
+
+	seen := make(map[string]bool)
+	for _, ref := range opf.Spine.Itemrefs {
+		it, ok := items[strings.TrimSpace(ref.IDREF)]
+		if !ok || seen[it.path] || !isContent(it.mediaType, it.path) {
+			continue
+		}
+		seen[it.path] = true
+		p.spine = append(p.spine, spineItem{path: it.path, linear: strings.TrimSpace(ref.Linear) != "no"})
+	}
+}
+
+// isContent reports whether a manifest item is a document whose text we
+// read: XHTML or HTML, also when a tool mislabelled it as generic XML.
+func isContent(mediaType, name string) bool {
+	switch mediaType {
+	case "application/xhtml+xml", "text/html", "application/html", "text/xhtml":
+		return true
+	case "", "application/xml", "text/xml", "text/plain", "application/octet-stream":
+		ext := strings.ToLower(path.Ext(name))
+		return ext == ".xhtml" || ext == ".html" || ext == ".htm" || ext == ".xml"
+	}
+	return false
+}
+
+func hasToken(list, tok string) bool {
+	return slices.Contains(strings.Fields(strings.ToLower(list)), tok)
+}
+
+// uriScheme matches a URI scheme ("http:", "mailto:"); a one-letter one is
+// a Windows drive letter, which is as foreign.
+var uriScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
+
+// resolveHref resolves href, found in a document in directory dir, to a clean
+// archive path and a fragment. The path is empty for a fragment-only href.
+// ok is false for hrefs that leave the book: a scheme, or a path that climbs
+// out of the archive root.
+func resolveHref(dir, href string) (name, frag string, ok bool) {
+	href = strings.TrimSpace(href)
+	if href == "" || uriScheme.MatchString(href) || strings.HasPrefix(href, "//") {
+		return "", "", false
+	}
+	p, frag, _ := strings.Cut(href, "#")
+	p, _, _ = strings.Cut(p, "?")
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	}
+	if p == "" {
+		return "", frag, true
+	}
+	if u, err := url.PathUnescape(p); err == nil {
+		p = u
+	}
+	name, ok = joinPath(dir, p)
+	return name, frag, ok
+}
+
+// joinRaw joins href's path to dir without percent-decoding it.
+func joinRaw(dir, href string) (string, bool) {
+	p, _, _ := strings.Cut(strings.TrimSpace(href), "#")
+	p, _, _ = strings.Cut(p, "?")
+	if p == "" {
+		return "", false
+	}
+	return joinPath(dir, p)
+}
+
+func joinPath(dir, p string) (string, bool) {
+	if strings.ContainsRune(p, 0) {
+		return "", false
+	}
+	p = strings.ReplaceAll(p, `\`, "/")
+	var name string
+	if strings.HasPrefix(p, "/") {
+		// Root-relative: the root is the container's.
+		name = path.Clean(p[1:])
+	} else {
+		name = path.Join(dir, p)
+	}
+	if name == "." || name == ".." || strings.HasPrefix(name, "../") || strings.HasPrefix(name, "/") {
+		return "", false
+	}
+	return name, true
+}
+
+// nonAuthorRole reports creator roles (MARC relator codes) that never make
+// someone an author of the text: people who produced the file, the cover or
+// the pictures (book producer, markup editor, cover designer, book designer,
+// designer, illustrator, photographer, artist, printer, publisher,
+// transcriber, type designer, typographer).
+func nonAuthorRole(role string) bool {
+	switch role {
+	case "bkp", "mrk", "cov", "bkd", "dsr", "ill", "pht", "art", "prt", "pbl", "trc", "tyd", "tyg":
+		return true
+	}
+	return false
+}
+
+func readMetadata(opf *opfPackage) metadata {
+	md := &opf.Metadata
+	// refines maps an element id to its EPUB 3 refinements: the values of
+	// each property, in order (a creator may have several roles).
+	refines := make(map[string]map[string][]string)
+	for _, m := range md.Metas {
+		id := strings.TrimPrefix(strings.TrimSpace(m.Refines), "#")
+		prop := strings.ToLower(strings.TrimSpace(m.Property))
+		if id == "" || prop == "" {
+			continue
+		}
+		if refines[id] == nil {
+			refines[id] = make(map[string][]string)
+		}
+		refines[id][prop] = append(refines[id][prop], strings.ToLower(strings.TrimSpace(m.Value)))
+	}
+	refined := func(e dcElement, prop string) []string {
+		if e.ID == "" {
+			return nil
+		}
+		return refines[e.ID][prop]
+	}
+
+	var out metadata
+	for _, t := range md.Titles {
+		if v := cleanText(t.Value); v != "" && slices.Contains(refined(t, "title-type"), "main") {
+			out.title = v
+			break
+		}
+	}
+	if out.title == "" {
+		out.title = firstValue(md.Titles)
+	}
+
+	var authors, others []string
+	seen := make(map[string]bool)
+	for _, c := range md.Creators {
+		name := cleanText(c.Value)
+		if name == "" || seen[name] {
+			continue
+		}
+		roles := refined(c, "role")
+		if r := strings.ToLower(strings.TrimSpace(c.Role)); r != "" {
+			roles = append(roles, r)
+		}
+		switch {
+		case slices.Contains(roles, "aut"):
+			authors = append(authors, name)
+		case len(roles) > 0 && !slices.ContainsFunc(roles, func(r string) bool { return !nonAuthorRole(r) }):
+			continue // every role says this is not an author
+		default:
+			others = append(others, name)
+		}
+		seen[name] = true
+	}
+	out.authors = append(authors, others...)
+
+	out.language = languageTag(firstValue(md.Languages))
+
+	for _, id := range md.Identifiers {
+		if v := cleanText(id.Value); v != "" && id.ID != "" && id.ID == strings.TrimSpace(opf.UniqueIdentifier) {
+			out.identifier = v
+			break
+		}
+	}
+	if out.identifier == "" {
+		out.identifier = firstValue(md.Identifiers)
+	}
+	for _, d := range md.Dates {
+		if v := cleanText(d.Value); v != "" && (d.Event == "" || strings.EqualFold(d.Event, "publication")) {
+			out.date = v
+			break
+		}
+	}
+	return out
+}
+
+func firstValue(es []dcElement) string {
+	for _, e := range es {
+		if v := cleanText(e.Value); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// cleanText collapses runs of white space (OPFs are pretty-printed) and
+// drops control characters.
+func cleanText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// languageTag returns a well-formed BCP 47 tag for s, or "" when s is not
+// one.
+func languageTag(s string) string {
+	if s == "" || len(s) > 64 {
+		return ""
+	}
+	tag, err := language.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return tag.String()
+}

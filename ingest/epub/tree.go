@@ -1,0 +1,193 @@
+package epub
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// node is an element or a text of a small document tree, built for the
+// parts that are easier to read as a tree than as a stream: the navigation
+// document and MathML.
+type node struct {
+	name  string // element name; "" for text
+	text  string
+	attrs []html.Attribute
+	kids  []*node
+}
+
+func (n *node) attr(key string) string {
+	for _, a := range n.attrs {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+// Bounds on a tree, so that hostile markup costs little: nodes past
+// maxTreeNodes are dropped, and elements nested deeper than maxTreeDepth are
+// attached to their ancestor at that depth.
+const (
+	maxTreeNodes = 200000
+	maxTreeDepth = 128
+)
+
+// voidElement reports the elements that never have content, whether or
+// not they are written self-closing.
+func voidElement(s string) bool {
+	switch s {
+	case "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+		"source", "track", "wbr":
+		return true
+	}
+	return false
+}
+
+// treeAttr reports the attributes that the readers of trees look at; the
+// rest (class, style, layout) are not stored.
+func treeAttr(key []byte) bool {
+	switch string(key) {
+	case "href", "role", "alt", "alttext", "encoding", "open", "close", "separators":
+		return true
+	}
+	return bytes.HasSuffix(key, []byte(":type"))
+}
+
+// newTokenizer returns a tokenizer set for XHTML: CDATA sections are text,
+// as they are in XML.
+func newTokenizer(data []byte) *html.Tokenizer {
+	z := html.NewTokenizer(bytes.NewReader(data))
+	z.AllowCDATA(true)
+	return z
+}
+
+// selfClosed handles a self-closing tag the way XHTML means it. The HTML
+// tokenizer would treat the text after <title/> or <script/> as the
+// element's raw content, swallowing the rest of the document.
+func selfClosed(z *html.Tokenizer) {
+	z.NextIsNotRawText()
+}
+
+// parseTree reads a whole document into a tree under a root node with no
+// name.
+func parseTree(ctx context.Context, data []byte) *node {
+	root := &node{}
+	budget := maxTreeNodes
+	buildTree(ctx, newTokenizer(data), root, "", &budget, true)
+	return root
+}
+
+// buildTree reads tokens from z into root's children until the end tag
+// named stop closes root (or, with stop empty, until the input ends). A
+// self-closing tag is an empty element, as in XML; an end tag closes the
+// innermost open element of its name and is ignored when none is open.
+// budget counts down the nodes that may still be stored. Text that is only
+// white space is kept when keepSpace is set: between inline elements it
+// separates words, but in MathML it is only indentation. A done ctx ends
+// the tree where it is.
+func buildTree(ctx context.Context, z *html.Tokenizer, root *node, stop string, budget *int, keepSpace bool) {
+	stack := []*node{root}
+	var names []string // names of the open elements below root
+	add := func(n *node) {
+		if *budget <= 0 {
+			return
+		}
+		*budget--
+		parent := stack[len(stack)-1]
+		parent.kids = append(parent.kids, n)
+	}
+	for tok := 0; ; tok++ {
+		if tok%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return
+		}
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return
+		case html.TextToken:
+			t := z.Text()
+			if len(bytes.TrimSpace(t)) == 0 {
+				if !keepSpace {
+					continue
+				}
+				t = []byte(" ")
+			}
+			add(&node{text: string(t)})
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			n := &node{name: tagName(name)}
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				if treeAttr(k) {
+					n.attrs = append(n.attrs, html.Attribute{Key: string(k), Val: string(v)})
+				}
+			}
+			add(n)
+			if tt == html.SelfClosingTagToken {
+				selfClosed(z)
+				continue
+			}
+			if voidElement(n.name) {
+				continue
+			}
+			if len(names) < maxTreeDepth {
+				stack = append(stack, n)
+				names = append(names, n.name)
+			}
+			// Deeper elements are kept but never opened: what they hold
+			// goes to the deepest open element, and their end tags find no
+			// match and are ignored.
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			i := len(names) - 1
+			for ; i >= 0; i-- {
+				if names[i] == string(name) {
+					break
+				}
+			}
+			if i < 0 {
+				if stop != "" && string(name) == stop {
+					return
+				}
+				continue
+			}
+			names = names[:i]
+			stack = stack[:i+1]
+		}
+	}
+}
+
+// textOf returns the text of n and its descendants with white space
+// collapsed; images contribute their alt text.
+func textOf(n *node) string {
+	var sb strings.Builder
+	var walk func(*node, int)
+	walk = func(n *node, depth int) {
+		if depth > maxTreeDepth+1 {
+			return
+		}
+		if n.name == "" {
+			sb.WriteString(n.text)
+			return
+		}
+		switch n.name {
+		case "script", "style", "rt", "rp":
+			return
+		case "img":
+			sb.WriteString(n.attr("alt"))
+			return
+		case "br":
+			sb.WriteByte(' ')
+			return
+		}
+		for _, k := range n.kids {
+			walk(k, depth+1)
+		}
+	}
+	walk(n, 0)
+	return cleanText(sb.String())
+}

@@ -1,0 +1,266 @@
+package epub
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
+)
+
+// renderPieces shows converted pieces one per line: "p: text" for
+// paragraphs, "h2: text" for headings, "list:", "table:", "quote:",
+// "code:" followed by the block's lines indented, and "mark #id".
+func renderPieces(ps []piece) string {
+	var sb strings.Builder
+	for _, p := range ps {
+		switch p.kind {
+		case pieceMark:
+			fmt.Fprintf(&sb, "mark #%s\n", p.id)
+		case pieceHeading:
+			fmt.Fprintf(&sb, "h%d: %s\n", p.level, p.text)
+		case pieceBlock:
+			if p.bkind == doc.Paragraph {
+				fmt.Fprintf(&sb, "p: %s\n", strings.ReplaceAll(p.text, "\n", "⏎"))
+				continue
+			}
+			fmt.Fprintf(&sb, "%s:\n", kindName(p.bkind))
+			for _, l := range strings.Split(p.text, "\n") {
+				fmt.Fprintf(&sb, "  |%s\n", l)
+			}
+		}
+	}
+	return sb.String()
+}
+
+func kindName(k doc.BlockKind) string {
+	switch k {
+	case doc.Paragraph:
+		return "paragraph"
+	case doc.Code:
+		return "code"
+	case doc.List:
+		return "list"
+	case doc.Table:
+		return "table"
+	case doc.Quote:
+		return "quote"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+func convert(t *testing.T, src string, targets ...string) []piece {
+	t.Helper()
+	set := make(map[string]bool)
+	for _, id := range targets {
+		set[id] = true
+	}
+	ps, _, err := convertXHTML(context.Background(), "t.xhtml", []byte(src), set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
+
+func TestConvertXHTML(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string // inside <body>, unless it starts with "<?" or "<html"
+		targets []string
+		want    string
+	}{
+		{
+			name: "paragraphs, white space, entities",
+			body: "<p>  Caf&eacute;\n  &amp; &lt;tag&gt; &#x263A;&nbsp;ok  </p>\n<div>Second   <em>block</em>.</div>",
+			want: "p: Café & <tag> ☺ ok\np: Second block.\n",
+		},
+		{
+			name: "br is a line break, runs give at most a blank line",
+			body: "<p>one<br/>two<br />\n   three<br/><br/><br/><br/>four<br/></p>",
+			want: "p: one⏎two⏎three⏎⏎four\n",
+		},
+		{
+			name: "head, script, style, template, hidden and page numbers dropped",
+			body: `<script>var x = "<p>no</p>";</script><style>p{}</style>
+<p>Keep<span epub:type="pagebreak" id="p12" title="12">12</span> this.</p>
+<p hidden="">Hidden.</p><template><p>t</p></template><p>End<span role="doc-pagebreak">13</span>.</p>`,
+			want: "p: Keep this.\np: End.\n",
+		},
+		{
+			name: "self-closing title and script do not swallow the document",
+			body: `<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title/><script src="a.js"/></head>
+<body><p>Still here.</p></body></html>`,
+			want: "p: Still here.\n",
+		},
+		{
+			name:    "self-closing anchors are empty, ids are marks where they stand",
+			body:    `<p>Before.</p><a id="x"/><p>After.</p><p>In <a id="y"/>the middle.</p>`,
+			targets: []string{"x", "y"},
+			want:    "p: Before.\nmark #x\np: After.\np: In\nmark #y\np: the middle.\n",
+		},
+		{
+			name:    "a mark inside a heading moves to its start",
+			body:    `<h2><span>Chapter 1.</span> <a id="c1"/>Loomings</h2><p>Call me Ishmael.</p>`,
+			targets: []string{"c1"},
+			want:    "mark #c1\nh2: Chapter 1. Loomings\np: Call me Ishmael.\n",
+		},
+		{
+			name: "headings: inline markup flattened, br a space",
+			body: `<h1>CHAPTER I.<br/>Down the <em>Rabbit</em>-Hole</h1><h6>Small</h6>`,
+			want: "h1: CHAPTER I. Down the Rabbit-Hole\nh6: Small\n",
+		},
+		{
+			name: "nested lists with markers and continuations",
+			body: `<ul><li>One</li><li><p>Two</p><p>still two</p>
+<ol start="3"><li>three</li><li value="9">nine</li></ol></li><li>Four</li></ul>`,
+			want: "list:\n  |- One\n  |- Two\n  |  still two\n  |  3. three\n  |  9. nine\n  |- Four\n",
+		},
+		{
+			name: "definition list",
+			body: `<dl><dt>Term</dt><dd>Meaning</dd><dt>Other</dt><dd>Its <b>meaning</b></dd></dl>`,
+			want: "list:\n  |Term\n  |  Meaning\n  |Other\n  |  Its meaning\n",
+		},
+		{
+			name: "table rows become lines, cells flattened",
+			body: `<table><caption>Prices</caption><thead><tr><th>Item</th><th>Cost</th></tr></thead>
+<tbody><tr><td><p>Tea</p><p>(green)</p></td><td>1<br/>2</td></tr><tr><td></td><td></td></tr>
+<tr><td>x</td><td><table><tr><td>in</td><td>ner</td></tr></table></td></tr></tbody></table>`,
+			want: "table:\n  |Prices\n  |Item | Cost\n  |Tea (green) | 1 2\n  |x | in ner\n",
+		},
+		{
+			name: "preformatted text keeps its white space",
+			body: "<pre>\n  func main() {\n\t  println(\"&lt;hi&gt;\")\n  }\n</pre><p>after</p>",
+			want: "code:\n  |  func main() {\n  |\t  println(\"<hi>\")\n  |  }\np: after\n",
+		},
+		{
+			name: "block quote paragraphs separated by a blank line",
+			body: `<blockquote><p>First para.</p><p>Second para.</p></blockquote>`,
+			want: "quote:\n  |First para.\n  |\n  |Second para.\n",
+		},
+		{
+			name: "a list in a quote stays in the quote",
+			body: `<blockquote><p>Said:</p><ul><li>a</li><li>b</li></ul></blockquote>`,
+			want: "quote:\n  |Said:\n  |\n  |- a\n  |- b\n",
+		},
+		{
+			name:    "a mark inside a list splits the block",
+			body:    `<ol><li>one</li><li id="two">two</li><li>three</li></ol>`,
+			targets: []string{"two"},
+			want:    "list:\n  |1. one\nmark #two\nlist:\n  |2. two\n  |3. three\n",
+		},
+		{
+			name:    "a mark inside a table moves to its row",
+			body:    `<table><tr><td>a</td></tr><tr><td>b <a id="r"/>c</td><td>d</td></tr></table>`,
+			targets: []string{"r"},
+			want:    "table:\n  |a\nmark #r\ntable:\n  |b c | d\n",
+		},
+		{
+			name: "images give their alt text, footnote markers stay",
+			body: `<p><img src="t.png" alt="T"/>he whale<a epub:type="noteref" href="#n1"><sup>1</sup></a>.</p><div><img src="x.png" alt=""/></div>`,
+			want: "p: The whale1.\n",
+		},
+		{
+			name: "right-to-left and non-Latin text intact",
+			body: `<p dir="rtl">שלום, עולם! <span lang="ar">مرحبا</span></p><p>日本語の文章。</p>`,
+			want: "p: שלום, עולם! مرحبا\np: 日本語の文章。\n",
+		},
+		{
+			name: "ruby annotations and soft hyphens dropped",
+			body: "<p><ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字</ruby> hy\u00adphen\u00adated</p>",
+			want: "p: 漢字 hyphenated\n",
+		},
+		{
+			name: "CDATA is text",
+			body: `<p><![CDATA[a < b & c]]></p>`,
+			want: "p: a < b & c\n",
+		},
+		{
+			name: "MathML as linear text",
+			body: `<p>Solve <math><mrow><msup><mi>x</mi><mn>2</mn></msup><mo>+</mo><msub><mi>a</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub><mo>=</mo><mfrac><mn>1</mn><mrow><mi>n</mi><mo>+</mo><mn>1</mn></mrow></mfrac></mrow></math> now.</p>`,
+			want: "p: Solve x^2 + a_ij = 1/(n + 1) now.\n",
+		},
+		{
+			name: "MathML alttext wins, annotations are not read twice",
+			body: `<p><math alttext="\sqrt{2}"><msqrt><mn>2</mn></msqrt></math> and <math><semantics><mrow><mo>−</mo><mn>1</mn></mrow><annotation encoding="text/plain">minus one</annotation></semantics></math></p>`,
+			want: "p: \\sqrt{2} and −1\n",
+		},
+		{
+			name: "MathML fences, roots, signs and empty scripts",
+			body: `<p><math><mfenced separators="；"><mi>a</mi><mi>b</mi></mfenced><mroot><mi>x</mi><mn>3</mn></mroot><mo>=</mo><mo>−</mo><msup><mi>y</mi><mrow></mrow></msup></math></p>`,
+			want: "p: (a； b)3√(x) = −y\n",
+		},
+		{
+			name: "sloppy HTML: unclosed p and li, stray end tags",
+			body: `<p>one<p>two</span></b><ul><li>a<li>b</ul>`,
+			want: "p: one\np: two\nlist:\n  |- a\n  |- b\n",
+		},
+		{
+			name: "svg and its text dropped",
+			body: `<svg xmlns="http://www.w3.org/2000/svg"><text>label</text><image href="c.jpg"/></svg><p>text</p>`,
+			want: "p: text\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.body
+			if !strings.HasPrefix(src, "<?") && !strings.HasPrefix(src, "<html") {
+				src = page("T", src)
+			}
+			got := renderPieces(convert(t, src, tc.targets...))
+			if got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestConvertAnchors(t *testing.T) {
+	src := page("T", `<section id="s"><p>one</p><p id="p2">two</p><p><span id="in"/>three</p></section>`)
+	ps := convert(t, src)
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.anchor)
+	}
+	want := []string{"t.xhtml#s", "t.xhtml#p2", "t.xhtml#in"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("anchors = %q, want %q", got, want)
+	}
+}
+
+func TestConvertTitle(t *testing.T) {
+	_, title, err := convertXHTML(context.Background(), "t.xhtml", []byte(page(`"Cover"`, "<p>x</p>")), nil)
+	if err != nil || title != "Cover" {
+		t.Errorf("title = %q, %v", title, err)
+	}
+}
+
+// TestConvertDeepNesting checks that hostile nesting costs linear time and
+// loses no text.
+func TestConvertDeepNesting(t *testing.T) {
+	const n = 200000
+	src := strings.Repeat("<div><span>", n) + "deep" + strings.Repeat("</x>", n) + strings.Repeat("</span></div>", n)
+	ps := convert(t, src)
+	if len(ps) != 1 || ps[0].text != "deep" {
+		t.Errorf("pieces = %s", renderPieces(ps))
+	}
+	// Nested fractions each hold a long operand: rendering them must not
+	// copy the formula once per level.
+	var frac strings.Builder
+	frac.WriteString("<p><math>")
+	for range 120 {
+		frac.WriteString("<mfrac><mrow>" + strings.Repeat("<mi>a</mi><mo>+</mo>", 500) + "<mi>b</mi></mrow>")
+	}
+	frac.WriteString("<mn>1</mn>" + strings.Repeat("<mn>2</mn></mfrac>", 120) + "</math></p>")
+	start := time.Now()
+	ps = convert(t, frac.String())
+	if len(ps) != 1 || time.Since(start) > 2*time.Second {
+		t.Errorf("%d pieces in %v", len(ps), time.Since(start))
+	}
+	deepMath := "<p><math>" + strings.Repeat("<mrow>", n) + "<mi>x</mi>" + strings.Repeat("</mrow>", n) + "</math> y</p>"
+	ps = convert(t, deepMath)
+	if len(ps) != 1 || !strings.HasSuffix(ps[0].text, "y") {
+		t.Errorf("pieces = %.200s", renderPieces(ps))
+	}
+}
