@@ -40,80 +40,77 @@ func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapt
 // of the stored chunks, in order.
 func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []Chapter, chunks []Chunk) ([]int64, error) {
 	ids := make([]int64, 0, len(chunks))
-	err := func() error {
-		res, err := t.tx.ExecContext(ctx, `DELETE FROM chunk WHERE book_id = ?`, id)
+	res, err := t.tx.ExecContext(ctx, `DELETE FROM chunk WHERE book_id = ?`, id)
+	if err != nil {
+		return nil, fmt.Errorf("clear book %d: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		if err := t.bumpVectorGeneration(ctx); err != nil {
+			return nil, fmt.Errorf("clear book %d: %w", id, err)
+		}
+	}
+	for _, q := range []string{
+		`DELETE FROM section WHERE book_id = ?`,
+		`DELETE FROM chapter WHERE book_id = ?`,
+	} {
+		if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
+			return nil, fmt.Errorf("clear book %d: %w", id, err)
+		}
+	}
+	insCh, err := t.tx.PrepareContext(ctx, `INSERT INTO chapter(book_id, idx, title, anchor, page_start, page_end) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer insCh.Close()
+	insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer insSec.Close()
+	for _, c := range chapters {
+		if _, err := insCh.ExecContext(ctx, id, c.Index, c.Title, c.Anchor, c.PageStart, c.PageEnd); err != nil {
+			return nil, fmt.Errorf("store chapter %d: %w", c.Index, err)
+		}
+		for _, s := range c.Sections {
+			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, s.Text); err != nil {
+				return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
+			}
+		}
+	}
+	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer insChunk.Close()
+	for _, k := range chunks {
+		state := k.State
+		if state == "" {
+			state = ChunkPending
+		}
+		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state)
 		if err != nil {
-			return fmt.Errorf("clear book %d: %w", id, err)
+			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			if err := t.bumpVectorGeneration(ctx); err != nil {
-				return fmt.Errorf("clear book %d: %w", id, err)
-			}
-		}
-		for _, q := range []string{
-			`DELETE FROM section WHERE book_id = ?`,
-			`DELETE FROM chapter WHERE book_id = ?`,
-		} {
-			if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
-				return fmt.Errorf("clear book %d: %w", id, err)
-			}
-		}
-		insCh, err := t.tx.PrepareContext(ctx, `INSERT INTO chapter(book_id, idx, title, anchor, page_start, page_end) VALUES (?, ?, ?, ?, ?, ?)`)
+		cid, err := res.LastInsertId()
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
-		defer insCh.Close()
-		insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer insSec.Close()
-		for _, c := range chapters {
-			if _, err := insCh.ExecContext(ctx, id, c.Index, c.Title, c.Anchor, c.PageStart, c.PageEnd); err != nil {
-				return fmt.Errorf("store chapter %d: %w", c.Index, err)
-			}
-			for _, s := range c.Sections {
-				if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, s.Text); err != nil {
-					return fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
-				}
-			}
-		}
-		insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer insChunk.Close()
-		for _, k := range chunks {
-			state := k.State
-			if state == "" {
-				state = ChunkPending
-			}
-			res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state)
-			if err != nil {
-				return fmt.Errorf("store chunk %d: %w", k.Index, err)
-			}
-			cid, err := res.LastInsertId()
-			if err != nil {
-				return fmt.Errorf("store chunk %d: %w", k.Index, err)
-			}
-			ids = append(ids, cid)
-		}
-		authors, _ := json.Marshal(nonNil(meta.Authors))
-		slug, err := t.uniqueSlug(ctx, Slugify(meta.Title), id)
-		if err != nil {
-			return err
-		}
-		_, err = t.tx.ExecContext(ctx, `
+		ids = append(ids, cid)
+	}
+	authors, _ := json.Marshal(nonNil(meta.Authors))
+	slug, err := t.uniqueSlug(ctx, Slugify(meta.Title), id)
+	if err != nil {
+		return nil, err
+	}
+	_, err = t.tx.ExecContext(ctx, `
 UPDATE book SET title = ?, authors = ?, author = ?, language = ?, source_type = ?, page_count = ?,
 	slug = ?, status = 'parsed', error = '', attempts = attempts + 1
 WHERE id = ?`,
-			meta.Title, string(authors), joinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, slug, id)
-		if err != nil {
-			return fmt.Errorf("update book %d: %w", id, err)
-		}
-		return nil
-	}()
-	return ids, err
+		meta.Title, string(authors), joinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, slug, id)
+	if err != nil {
+		return nil, fmt.Errorf("update book %d: %w", id, err)
+	}
+	return ids, nil
 }
 
 // MarkFailed records that book id could not be ingested. A book that failed
@@ -163,31 +160,29 @@ func (t *Tx) StoreEmbeddings(ctx context.Context, ids []int64, vecs [][]float32)
 	if len(ids) != len(vecs) {
 		return fmt.Errorf("store embeddings: %d ids, %d vectors", len(ids), len(vecs))
 	}
-	return func() error {
-		ins, err := t.tx.PrepareContext(ctx, `
+	ins, err := t.tx.PrepareContext(ctx, `
 INSERT INTO embedding(chunk_id, vec) VALUES (?, ?)
 ON CONFLICT(chunk_id) DO UPDATE SET vec = excluded.vec`)
-		if err != nil {
-			return err
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	upd, err := t.tx.PrepareContext(ctx, `UPDATE chunk SET state = 'embedded' WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer upd.Close()
+	var buf []byte
+	for i, id := range ids {
+		buf = EncodeVector(buf[:0], vecs[i])
+		if _, err := ins.ExecContext(ctx, id, buf); err != nil {
+			return fmt.Errorf("store embedding of chunk %d: %w", id, err)
 		}
-		defer ins.Close()
-		upd, err := t.tx.PrepareContext(ctx, `UPDATE chunk SET state = 'embedded' WHERE id = ?`)
-		if err != nil {
-			return err
+		if _, err := upd.ExecContext(ctx, id); err != nil {
+			return fmt.Errorf("mark chunk %d embedded: %w", id, err)
 		}
-		defer upd.Close()
-		var buf []byte
-		for i, id := range ids {
-			buf = EncodeVector(buf[:0], vecs[i])
-			if _, err := ins.ExecContext(ctx, id, buf); err != nil {
-				return fmt.Errorf("store embedding of chunk %d: %w", id, err)
-			}
-			if _, err := upd.ExecContext(ctx, id); err != nil {
-				return fmt.Errorf("mark chunk %d embedded: %w", id, err)
-			}
-		}
-		return nil
-	}()
+	}
+	return nil
 }
 
 // FinishBook moves book id to Ready once every chunk is embedded, prunes the
@@ -203,21 +198,17 @@ func (w *Writer) FinishBook(ctx context.Context, id int64) (pruned int, err erro
 
 // FinishBook is Writer.FinishBook inside a transaction.
 func (t *Tx) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
-	err = func() error {
-		var left int
-		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM chunk WHERE book_id = ? AND state != 'embedded'`, id).Scan(&left); err != nil {
-			return fmt.Errorf("finish book %d: %w", id, err)
-		}
-		if left > 0 {
-			return fmt.Errorf("finish book %d: %d chunks are not embedded yet", id, left)
-		}
-		if _, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id); err != nil {
-			return fmt.Errorf("finish book %d: %w", id, err)
-		}
-		pruned, err = t.settle(ctx, id)
-		return err
-	}()
-	return pruned, err
+	var left int
+	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM chunk WHERE book_id = ? AND state != 'embedded'`, id).Scan(&left); err != nil {
+		return 0, fmt.Errorf("finish book %d: %w", id, err)
+	}
+	if left > 0 {
+		return 0, fmt.Errorf("finish book %d: %d chunks are not embedded yet", id, left)
+	}
+	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id); err != nil {
+		return 0, fmt.Errorf("finish book %d: %w", id, err)
+	}
+	return t.settle(ctx, id)
 }
 
 // settle runs once book id has left the pipeline (ready or failed): the
