@@ -427,3 +427,60 @@ func TestWatchSurvivesKill9MidIngest(t *testing.T) {
 		t.Errorf("after the kill the index differs from a clean run:\n got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestWatchRequeuesChangedBookAndStopsCleanly changes a book while watch
+// ingests it (the new version must win, once), then stops watch with
+// SIGTERM in the middle of another long ingest.
+func TestWatchRequeuesChangedBookAndStopsCleanly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long ingest")
+	}
+	src := testcorpus.Path(t, "books", "text", "2600-0.txt")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := t.TempDir()
+	w := start(t, lib, watchEnv, "watch")
+	eventually(t, "the initial scan", 20*time.Second, func() bool {
+		var st struct{ Watch *index.WatchState }
+		r := grimoire(t, lib, "status", "--json")
+		return r.code == 0 && jsonUnmarshal(r.stdout, &st) == nil && st.Watch != nil
+	})
+	book := filepath.Join(lib, "war-and-peace.txt")
+	os.WriteFile(book, data, 0o644)
+	eventually(t, "embedding under way", 60*time.Second, func() bool {
+		var st struct{ Embedded, Ready int }
+		r := grimoire(t, lib, "status", "--json")
+		return r.code == 0 && jsonUnmarshal(r.stdout, &st) == nil && st.Embedded > 0
+	})
+	edited := append(append([]byte{}, data...), []byte("\r\n\r\nA POSTSCRIPT\r\n\r\nThe zebra-striped ottoman was never mentioned again.\r\n")...)
+	os.WriteFile(book, edited, 0o644)
+	eventually(t, "the edited version", 120*time.Second, func() bool {
+		h, ok := topBook(t, lib, "zebra-striped ottoman")
+		return ok && strings.HasSuffix(h.Path, "war-and-peace.txt")
+	})
+	var books []bookOut
+	okJSON(t, &books, lib, "list")
+	if len(books) != 1 || books[0].Status != "ready" {
+		t.Fatalf("after the edit: %+v", books)
+	}
+
+	copyFile(t, src, filepath.Join(lib, "copy-with-a-twist.txt"))
+	writeFile(t, filepath.Join(lib, "other.txt"), string(data[:len(data)/2])+"\nunique tail words: periwinkle marmalade\n")
+	eventually(t, "another ingest under way", 60*time.Second, func() bool {
+		var st struct{ Pending, Parsed int }
+		r := grimoire(t, lib, "status", "--json")
+		return r.code == 0 && jsonUnmarshal(r.stdout, &st) == nil && st.Parsed > 0
+	})
+	begin := time.Now()
+	if code := w.stop(t, 5*time.Second); code != 0 {
+		t.Fatalf("watch exited %d on SIGTERM mid-ingest\n%s", code, w.errb.String())
+	}
+	t.Logf("stopped %v after SIGTERM, mid-ingest", time.Since(begin).Round(time.Millisecond))
+	ok(t, lib, "sync")
+	integrity(t, lib)
+	if _, ok := topBook(t, lib, "periwinkle marmalade"); !ok {
+		t.Error("the interrupted book was not completed by the next sync")
+	}
+}
