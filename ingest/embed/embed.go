@@ -17,6 +17,11 @@ type Info struct {
 	Dim int
 	// Prefix names the query/document prefix scheme applied ("" for none).
 	Prefix string
+	// ContextLength is the longest text the model takes, in its own tokens
+	// and counting the document prefix; 0 when unknown. A longer text is
+	// refused with a *TooLongError, never cut. It is not part of the stamp:
+	// it sizes chunks, it does not change vectors.
+	ContextLength int
 }
 
 // Embedder embeds documents and queries. Implementations are safe for

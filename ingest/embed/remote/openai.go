@@ -1,0 +1,58 @@
+package remote
+
+import (
+	"context"
+	"net/http"
+	"slices"
+)
+
+// OpenAIModel is one entry of an OpenAI-compatible GET /models.
+type OpenAIModel struct {
+	ID string
+	// MaxModelLen is the context in tokens where the server reports it
+	// (vLLM's max_model_len); else 0.
+	MaxModelLen int
+}
+
+type openAIModels struct {
+	Data []struct {
+		ID          string `json:"id"`
+		MaxModelLen int    `json:"max_model_len"`
+	} `json:"data"`
+}
+
+// OpenAIModels lists the models of an OpenAI-compatible server. Not every
+// server has the endpoint, and some (llama.cpp, TEI) serve whatever model
+// name they are sent, so callers use the list for hints, not as the truth.
+func OpenAIModels(ctx context.Context, c *Client) ([]OpenAIModel, error) {
+	var r openAIModels
+	if err := c.Do(ctx, http.MethodGet, "/models", nil, JSON(&r)); err != nil {
+		return nil, err
+	}
+	out := make([]OpenAIModel, 0, len(r.Data))
+	for _, m := range r.Data {
+		if m.ID != "" {
+			out = append(out, OpenAIModel{ID: m.ID, MaxModelLen: max(m.MaxModelLen, 0)})
+		}
+	}
+	return out, nil
+}
+
+// FindOpenAIModel finds a model by id.
+func FindOpenAIModel(models []OpenAIModel, id string) (OpenAIModel, bool) {
+	i := slices.IndexFunc(models, func(m OpenAIModel) bool { return m.ID == id })
+	if i < 0 {
+		return OpenAIModel{}, false
+	}
+	return models[i], true
+}
+
+// OpenAIIDs returns the ids of models, sorted, for error messages.
+func OpenAIIDs(models []OpenAIModel) []string {
+	out := make([]string, 0, len(models))
+	for _, m := range models {
+		out = append(out, m.ID)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,251 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+)
+
+// Ollama defaults.
+const (
+	DefaultOllamaURL = "http://localhost:11434"
+	// DefaultOllamaModel is small enough for a laptop CPU and follows the
+	// prompts well enough; any chat model will do.
+	DefaultOllamaModel = "llama3.2"
+	// DefaultNumCtx fits the longest prompt of this package (a clipped
+	// section, about 3,000 tokens at most) with the reply. Ollama's own
+	// default (2,048 or 4,096 by version) would cut long sections
+	// silently, from the front.
+	DefaultNumCtx = 8192
+)
+
+// OllamaOptions configure an Ollama chat model. Zero values take the
+// defaults.
+type OllamaOptions struct {
+	// URL is the server's, default DefaultOllamaURL.
+	URL string
+	// Model is the model's name as `ollama list` shows it, default
+	// DefaultOllamaModel. It is never pulled.
+	Model string
+	// NumCtx is the context asked of Ollama (options.num_ctx), default
+	// DefaultNumCtx, lowered to the model's trained context if that is
+	// smaller.
+	NumCtx int
+	// MaxTokens caps each reply (options.num_predict), default
+	// DefaultMaxTokens.
+	MaxTokens int
+	// Think, when set, is sent as "think": false turns off the reasoning of
+	// thinking models (qwen3, deepseek-r1), which costs minutes per call on
+	// a CPU for no better summary. Unset leaves the model's default; the
+	// reasoning is dropped from replies either way.
+	Think *bool
+	// Timeout bounds each request, default DefaultTimeout. Retries,
+	// Backoff, MaxBackoff, HTTPClient and Logger are as for the embedders.
+	Timeout             time.Duration
+	Retries             int
+	Backoff, MaxBackoff time.Duration
+	HTTPClient          *http.Client
+	Logger              *slog.Logger
+}
+
+// Ollama is a chat model served by Ollama (POST /api/chat). It is safe for
+// concurrent use.
+type Ollama struct {
+	c         *remote.Client
+	model     string
+	numCtx    int
+	maxTokens int
+	think     *bool
+	log       *slog.Logger
+	info      Info
+}
+
+var _ Model = (*Ollama)(nil)
+
+func ollamaHints(model string) remote.Hints {
+	return remote.Hints{
+		Unreachable:   "start it with 'ollama serve', or check [context] url",
+		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
+		NotFound:      "check [context] url",
+	}
+}
+
+// NewOllama checks the server once (it answers, it has the model, the model
+// chats) without generating anything. An unreachable server fails at once
+// with ErrUnreachable, a missing model with ErrModelNotFound and the `ollama
+// pull` command.
+func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
+	if o.URL == "" {
+		o.URL = DefaultOllamaURL
+	}
+	if o.Model = strings.TrimSpace(o.Model); o.Model == "" {
+		o.Model = DefaultOllamaModel
+	}
+	if o.NumCtx <= 0 {
+		o.NumCtx = DefaultNumCtx
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	t := transport{o.Timeout, o.Retries, o.Backoff, o.MaxBackoff, o.HTTPClient, o.Logger}
+	c, err := remote.New(t.options(o.URL, "ollama", ollamaHints(o.Model), nil))
+	if err != nil {
+		return nil, fmt.Errorf("[context] url: %w", err)
+	}
+	models, err := remote.OllamaTags(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := remote.FindOllamaModel(models, o.Model)
+	if !ok {
+		msg := fmt.Sprintf("no model %q", o.Model)
+		if names := remote.OllamaNames(models); len(names) > 0 {
+			msg += fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
+		}
+		return nil, remote.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
+	}
+	show, err := remote.OllamaShow(ctx, c, m.Name)
+	switch {
+	case errors.Is(err, ErrModelNotFound) || ctx.Err() != nil:
+		return nil, err
+	case err != nil:
+		t.logger().Warn("ollama did not describe the model", "model", m.Name, "err", err)
+	}
+	if len(show.Capabilities) > 0 && !show.Has("completion") {
+		return nil, remote.NewError(c, ErrNotChatModel,
+			fmt.Sprintf("%q is not a chat model (it can: %s)", o.Model, strings.Join(show.Capabilities, ", ")),
+			fmt.Sprintf("set [context] model to a chat model, such as %s ('ollama pull %s')", DefaultOllamaModel, DefaultOllamaModel))
+	}
+	numCtx := o.NumCtx
+	if show.ContextLength > 0 {
+		numCtx = min(numCtx, show.ContextLength)
+	}
+	return &Ollama{
+		c: c, model: m.Name, numCtx: numCtx, maxTokens: min(o.MaxTokens, numCtx/2),
+		think: o.Think, log: t.logger(),
+		info: Info{Provider: "ollama", Model: remote.DisplayOllamaName(m.Name), ContextLength: numCtx},
+	}, nil
+}
+
+// Info implements Model.
+func (m *Ollama) Info() Info { return m.info }
+
+type ollamaChatRequest struct {
+	Model    string         `json:"model"`
+	Messages []message      `json:"messages"`
+	Stream   bool           `json:"stream"`
+	Think    *bool          `json:"think,omitempty"`
+	Options  map[string]any `json:"options"`
+}
+
+// Complete implements Model. Ollama does not refuse a prompt longer than
+// num_ctx: it cuts it. A prompt that filled the context is therefore taken
+// to have been cut, and fails with ErrTooLong rather than return a reply to
+// half a question.
+func (m *Ollama) Complete(ctx context.Context, system, user string) (string, error) {
+	req := ollamaChatRequest{
+		Model: m.model, Messages: messages(system, user), Stream: false, Think: m.think,
+		Options: map[string]any{"temperature": 0, "num_ctx": m.numCtx, "num_predict": m.maxTokens},
+	}
+	var r ollamaReply
+	err := m.c.Do(ctx, http.MethodPost, "/api/chat", req, func(body []byte, _ string) error {
+		var err error
+		r, err = parseOllamaChat(body)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if r.promptTokens > 0 && r.promptTokens+m.maxTokens >= m.numCtx {
+		return "", remote.NewError(m.c, ErrTooLong,
+			fmt.Sprintf("the prompt (%d tokens) leaves no room for a reply of %d in a context of %d", r.promptTokens, m.maxTokens, m.numCtx),
+			"shorten the input")
+	}
+	if r.doneReason == "length" {
+		m.log.Debug("reply reached the token cap", "model", m.model, "max_tokens", m.maxTokens)
+	}
+	if strings.TrimSpace(r.content) == "" {
+		return "", fmt.Errorf("ollama %s: %w", m.info.Model, ErrEmptyReply)
+	}
+	return r.content, nil
+}
+
+type ollamaReply struct {
+	content      string
+	doneReason   string
+	promptTokens int
+}
+
+// parseOllamaChat reads a /api/chat response: one JSON object, or with
+// streaming (which a proxy may force) a sequence of them, one per line,
+// whose contents join up. A "thinking" field is reasoning, not reply.
+func parseOllamaChat(body []byte) (ollamaReply, error) {
+	var r ollamaReply
+	var b strings.Builder
+	dec := json.NewDecoder(bytes.NewReader(body))
+	n := 0
+	for {
+		var c struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+			Done            bool   `json:"done"`
+			DoneReason      string `json:"done_reason"`
+			PromptEvalCount int    `json:"prompt_eval_count"`
+			Error           string `json:"error"`
+		}
+		err := dec.Decode(&c)
+		if errors.Is(err, io.EOF) && n > 0 {
+			break
+		}
+		if err != nil {
+			return r, fmt.Errorf("malformed /api/chat response: %w", err)
+		}
+		n++
+		if c.Error != "" {
+			// A stream that fails part-way says so in-band.
+			return r, fmt.Errorf("ollama: %s", c.Error)
+		}
+		b.WriteString(c.Message.Content)
+		if c.Done {
+			r.doneReason, r.promptTokens = c.DoneReason, max(c.PromptEvalCount, 0)
+		}
+	}
+	r.content = b.String()
+	return r, nil
+}
+
+// Detect lists the chat models of the Ollama server at url, by the names
+// `ollama list` shows, without ":latest": those whose /api/show capabilities
+// include "completion" or, on servers too old to report capabilities, those
+// that are not embedding models by family or name. An unreachable server is
+// ErrUnreachable, at once.
+func Detect(ctx context.Context, url string) ([]string, error) {
+	c, err := remote.New(remote.Options{
+		URL: url, Server: "ollama", Timeout: 10 * time.Second, Retries: -1,
+		Hints: remote.Hints{Unreachable: "start it with 'ollama serve'"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	models, err := remote.OllamaModels(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var out []remote.OllamaModel
+	for _, m := range models {
+		if remote.IsChatModel(m) {
+			out = append(out, m)
+		}
+	}
+	return remote.OllamaNames(out), nil
+}
