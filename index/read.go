@@ -277,7 +277,7 @@ func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
 	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, '')
 FROM chunk k
-JOIN book b ON b.id = k.book_id AND b.status = 'ready'
+CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
 LEFT JOIN section s ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
 WHERE k.id IN (`+ph+`)`, args...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -24,6 +25,101 @@ type FTSWeights struct {
 // f selects and returns the best limit hits, best first. The expression must
 // already be safe FTS5 syntax; retrieve builds it from user text.
 func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWeights, limit int) ([]FTSHit, error) {
+	if f.Author != "" || f.Type != "" || f.PathPrefix != "" || f.Query != "" {
+		return d.searchFTSJoined(ctx, match, f, w, limit)
+	}
+	// Rank inside FTS5 first and look at the chunk and book rows of the
+	// best few only: joining them for every match (a common word matches
+	// a quarter of the library) costs more than the ranking itself.
+	var lo, hi int64 = 0, math.MaxInt64
+	if f.Slug != "" {
+		// A book's chunks have consecutive ids (one writer stores them in
+		// one transaction), and FTS5 seeks rowid ranges in its lists.
+		err := d.db.QueryRowContext(ctx, `
+SELECT coalesce(min(k.id), 0), coalesce(max(k.id), -1) FROM chunk k JOIN book b ON b.id = k.book_id WHERE b.slug = ?`, f.Slug).Scan(&lo, &hi)
+		if err != nil {
+			return nil, fmt.Errorf("full-text search: %w", err)
+		}
+	}
+	for want := limit + 16; ; want *= 4 {
+		rows, err := d.db.QueryContext(ctx, `
+SELECT rowid, bm25(chunk_fts, ?, ?, ?) AS s FROM chunk_fts
+WHERE chunk_fts MATCH ? AND rowid BETWEEN ? AND ?
+ORDER BY s LIMIT ?`, w.Heading, w.Context, w.Text, match, lo, hi, want)
+		if err != nil {
+			return nil, fmt.Errorf("full-text search: %w", err)
+		}
+		var cands []FTSHit
+		for rows.Next() {
+			var h FTSHit
+			if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			h.Score = -h.Score
+			cands = append(cands, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("full-text search: %w", err)
+		}
+		out, err := d.keepReady(ctx, cands, f.Slug, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == limit || len(cands) < want {
+			return out, nil
+		}
+	}
+}
+
+// keepReady keeps the candidates whose book is ready (and is slug, when
+// given), filling in their book ids, in order, at most limit of them.
+func (d *DB) keepReady(ctx context.Context, cands []FTSHit, slug string, limit int) ([]FTSHit, error) {
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(cands)), ",")
+	args := make([]any, 0, len(cands)+1)
+	for _, c := range cands {
+		args = append(args, c.ChunkID)
+	}
+	// CROSS JOIN keeps SQLite from walking every chunk of every ready book
+	// to find the few asked for.
+	q := `SELECT k.id, k.book_id FROM chunk k CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready' WHERE k.id IN (` + ph + `)`
+	if slug != "" {
+		q += ` AND b.slug = ?`
+		args = append(args, slug)
+	}
+	rows, err := d.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	book := make(map[int64]int64, len(cands))
+	for rows.Next() {
+		var id, b int64
+		if err := rows.Scan(&id, &b); err != nil {
+			return nil, err
+		}
+		book[id] = b
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]FTSHit, 0, min(limit, len(book)))
+	for _, c := range cands {
+		if b, ok := book[c.ChunkID]; ok && len(out) < limit {
+			c.BookID = b
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// searchFTSJoined filters while ranking, for filters that select books by
+// their metadata.
+func (d *DB) searchFTSJoined(ctx context.Context, match string, f BookFilter, w FTSWeights, limit int) ([]FTSHit, error) {
 	f.ReadyOnly = true
 	where, args := f.where()
 	cond := strings.TrimPrefix(where, "WHERE ")

@@ -95,8 +95,18 @@ func benchChunks() int {
 // (GRIMOIRE_BENCH_CHUNKS chunks, default 20,000), vectors already loaded.
 func BenchmarkSearch(b *testing.B) {
 	r, emb := syntheticIndex(b, benchChunks())
-	// Like real questions: a few words every chunk has, and rarer ones.
-	queries := []string{"w1 w2k w3z w4a", "w2 w1b9 w7x w3 wzz", "w5 w9q w2ab w7", "w1 w3 wq0 w1c2 w8f"}
+	// Like real questions: words every chunk has, and rarer ones, never
+	// the same query twice (so no cache helps).
+	rng := rand.New(rand.NewSource(2))
+	zipf := rand.NewZipf(rng, 1.07, 2, 50000)
+	queries := make([]string, 1000)
+	for i := range queries {
+		ws := []string{"w" + strconv.Itoa(rng.Intn(5))}
+		for range 4 {
+			ws = append(ws, "w"+strconv.FormatUint(20+zipf.Uint64(), 36))
+		}
+		queries[i] = strings.Join(ws, " ")
+	}
 	for _, mode := range []string{FTS, Vector, Hybrid} {
 		b.Run(mode, func(b *testing.B) {
 			s := New(&r.DB, emb, Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1})

@@ -122,9 +122,12 @@ type Searcher struct {
 	opts Options
 	vecs vectorIndex
 
-	countMu  sync.Mutex
+	// Statistics for leaving common words out, valid while the index's
+	// change key is statsKey.
+	statsMu  sync.Mutex
+	statsKey string
 	count    int
-	countKey string
+	df       map[string]int
 }
 
 // New returns a searcher over db. emb may be nil when only full-text search
@@ -201,51 +204,40 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		return h
 	}
+	// The arms run side by side: full-text search keeps one core busy in
+	// SQLite while the vector scan uses the others.
+	var wg sync.WaitGroup
+	var ftsLists [][]index.FTSHit
+	var vecLists [][]scored
+	var ftsErr, vecErr error
 	if mode == FTS || mode == Hybrid {
-		for _, p := range phrasings {
-			match, err := s.matchExpr(ctx, p)
-			if err != nil {
-				return nil, err
-			}
-			if match == "" {
-				continue
-			}
-			hits, err := s.db.SearchFTS(ctx, match, filter, s.opts.Columns, pool)
-			if err != nil {
-				return nil, err
-			}
-			for r, fh := range hits {
-				h := get(fh.ChunkID)
-				h.Score += s.opts.FTSWeight / (s.opts.RRFK + float64(r+1))
-				if h.FTSRank == 0 || r+1 < h.FTSRank {
-					h.FTSRank, h.FTSScore = r+1, fh.Score
-				}
+		wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool) })
+	}
+	if mode == Vector || mode == Hybrid {
+		wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool) })
+	}
+	wg.Wait()
+	if ftsErr != nil {
+		return nil, ftsErr
+	}
+	if vecErr != nil {
+		return nil, vecErr
+	}
+	for _, hits := range ftsLists {
+		for r, fh := range hits {
+			h := get(fh.ChunkID)
+			h.Score += s.opts.FTSWeight / (s.opts.RRFK + float64(r+1))
+			if h.FTSRank == 0 || r+1 < h.FTSRank {
+				h.FTSRank, h.FTSScore = r+1, fh.Score
 			}
 		}
 	}
-	if mode == Vector || mode == Hybrid {
-		if err := s.vecs.refresh(ctx, s.db, s.opts.Dim); err != nil {
-			return nil, err
-		}
-		allowed, err := s.db.BookIDs(ctx, filter)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range phrasings {
-			qv, err := s.emb.EmbedQuery(ctx, p)
-			if err != nil {
-				return nil, fmt.Errorf("embed query: %w", err)
-			}
-			if isZero(qv) {
-				// No features (punctuation only): every chunk would tie.
-				continue
-			}
-			for r, vh := range s.vecs.search(qv, func(b int64) bool { return allowed[b] }, pool) {
-				h := get(vh.chunk)
-				h.Score += s.opts.VectorWeight / (s.opts.RRFK + float64(r+1))
-				if h.VectorRank == 0 || r+1 < h.VectorRank {
-					h.VectorRank, h.VectorScore = r+1, float64(vh.score)
-				}
+	for _, hits := range vecLists {
+		for r, vh := range hits {
+			h := get(vh.chunk)
+			h.Score += s.opts.VectorWeight / (s.opts.RRFK + float64(r+1))
+			if h.VectorRank == 0 || r+1 < h.VectorRank {
+				h.VectorRank, h.VectorScore = r+1, float64(vh.score)
 			}
 		}
 	}
@@ -282,6 +274,50 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return out, nil
 }
 
+// ftsArm ranks each phrasing with BM25.
+func (s *Searcher) ftsArm(ctx context.Context, phrasings []string, filter index.BookFilter, pool int) ([][]index.FTSHit, error) {
+	var lists [][]index.FTSHit
+	for _, p := range phrasings {
+		match, err := s.matchExpr(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if match == "" {
+			continue
+		}
+		hits, err := s.db.SearchFTS(ctx, match, filter, s.opts.Columns, pool)
+		if err != nil {
+			return nil, err
+		}
+		lists = append(lists, hits)
+	}
+	return lists, nil
+}
+
+// vectorArm ranks each phrasing by cosine similarity.
+func (s *Searcher) vectorArm(ctx context.Context, phrasings []string, filter index.BookFilter, pool int) ([][]scored, error) {
+	if err := s.vecs.refresh(ctx, s.db, s.opts.Dim); err != nil {
+		return nil, err
+	}
+	allowed, err := s.db.BookIDs(ctx, filter)
+	if err != nil {
+		return nil, err
+	}
+	var lists [][]scored
+	for _, p := range phrasings {
+		qv, err := s.emb.EmbedQuery(ctx, p)
+		if err != nil {
+			return nil, fmt.Errorf("embed query: %w", err)
+		}
+		if isZero(qv) {
+			// No features (punctuation only): every chunk would tie.
+			continue
+		}
+		lists = append(lists, s.vecs.search(qv, func(b int64) bool { return allowed[b] }, pool))
+	}
+	return lists, nil
+}
+
 func isZero(v []float32) bool {
 	for _, x := range v {
 		if x != 0 {
@@ -296,11 +332,13 @@ func isZero(v []float32) bool {
 const maxTerms = 64
 
 // commonShare: a query term in more than this share of the chunks is left
-// out of the full-text query. BM25 gives such a term an IDF of about zero,
-// so it hardly moves the ranking, but FTS5 would score every chunk that
-// holds it ("the" is in nearly all of them): at 20,000 chunks a query with
-// one such word took 200 ms instead of 5.
-const commonShare = 0.5
+// out of the full-text query. BM25 gives such a term a small IDF (about 1.4
+// at 20 %, 0 at 50 %, against 5 to 10 for the words that decide a ranking),
+// but FTS5 scores every chunk that holds it ("the" is in nearly all of
+// them). Measured: SciFact dev nDCG@10 0.7020 at 0.5, 0.7011 at 0.2, 0.690
+// at 0.1; on 100,000 synthetic chunks, full-text search took 145 ms per
+// query at 0.5 and 72 ms at 0.2.
+const commonShare = 0.2
 
 // queryWords returns the distinct words of user text, lower-cased, at most
 // maxTerms of them.
@@ -355,7 +393,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (string, error) {
 		f := foldTerm(w)
 		lookup = append(lookup, f, strings.TrimSuffix(f, "s"))
 	}
-	df, err := s.db.TermDocs(ctx, lookup)
+	df, err := s.termDocs(ctx, lookup)
 	if err != nil {
 		return "", err
 	}
@@ -379,20 +417,67 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (string, error) {
 
 // chunkCount caches the number of chunks until the index changes.
 func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
-	key, err := s.db.ChangeKey(ctx)
-	if err != nil {
+	if err := s.checkStats(ctx); err != nil {
 		return 0, err
 	}
-	s.countMu.Lock()
-	defer s.countMu.Unlock()
-	if key != s.countKey {
-		n, err := s.db.ChunkCount(ctx)
-		if err != nil {
-			return 0, err
-		}
-		s.count, s.countKey = n, key
-	}
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
 	return s.count, nil
+}
+
+// termDocs caches document counts per term until the index changes: FTS5
+// counts them by walking the term's whole posting list.
+func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int, error) {
+	if err := s.checkStats(ctx); err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(terms))
+	var missing []string
+	s.statsMu.Lock()
+	for _, t := range terms {
+		if n, ok := s.df[t]; ok {
+			out[t] = n
+		} else {
+			missing = append(missing, t)
+		}
+	}
+	s.statsMu.Unlock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	got, err := s.db.TermDocs(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	if len(s.df) > 100000 {
+		s.df = make(map[string]int)
+	}
+	for _, t := range missing {
+		s.df[t] = got[t] // 0 for a term the index does not hold
+		out[t] = got[t]
+	}
+	return out, nil
+}
+
+// checkStats drops the cached statistics when the index has changed.
+func (s *Searcher) checkStats(ctx context.Context) error {
+	key, err := s.db.ChangeKey(ctx)
+	if err != nil {
+		return err
+	}
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	if key == s.statsKey && s.df != nil {
+		return nil
+	}
+	n, err := s.db.ChunkCount(ctx)
+	if err != nil {
+		return err
+	}
+	s.count, s.statsKey, s.df = n, key, make(map[string]int)
+	return nil
 }
 
 // foldTerm lowers and strips diacritics like the FTS5 tokenizer does.
