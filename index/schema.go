@@ -152,6 +152,16 @@ CREATE TABLE run (
 	// 2: per-term document counts, so that searches can leave out terms
 	// that nearly every chunk contains.
 	`CREATE VIRTUAL TABLE chunk_vocab USING fts5vocab(chunk_fts, 'row');`,
+	// 3: Contextual Retrieval's section summaries (NULL: not written yet),
+	// and the vectors of a model being switched to, kept apart until the
+	// set is complete.
+	`
+ALTER TABLE section ADD COLUMN summary TEXT;
+CREATE TABLE embedding_next (
+	chunk_id INTEGER PRIMARY KEY REFERENCES chunk(id) ON DELETE CASCADE,
+	vec      BLOB NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -13,15 +13,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/epub"
+	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
 	"github.com/grimoire-search/grimoire/ingest/text"
 )
@@ -69,6 +72,15 @@ func parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err e
 type Options struct {
 	Chunking Chunking
 	Embedder embed.Embedder
+	// Context, when set, writes each chunk's situating context with a
+	// language model (Contextual Retrieval); nil keeps the heading path
+	// as the only context.
+	Context *llm.Contextualizer
+	// ContextStamp names Context's model and prompts, for the index.
+	ContextStamp index.ContextStamp
+	// ContextConcurrency bounds the requests to the language model in
+	// flight; default 2.
+	ContextConcurrency int
 	// EmbedBatch is the number of chunks embedded and committed together;
 	// default 32.
 	EmbedBatch int
@@ -114,6 +126,9 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if opts.ParseTimeout <= 0 {
 		opts.ParseTimeout = 10 * time.Minute
 	}
+	if opts.ContextConcurrency <= 0 {
+		opts.ContextConcurrency = 2
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -127,6 +142,17 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	}
 	if err := w.SetStamp(ctx, Stamp(opts.Embedder)); err != nil {
 		return res, err
+	}
+	if opts.Context != nil {
+		if old, ok, err := w.ContextStamp(ctx); err != nil {
+			return res, err
+		} else if ok && old != opts.ContextStamp {
+			log.Warn("contexts already stored were written by another model or prompt; they are kept, new ones use the configured one",
+				"stored", old.Provider+"/"+old.Model+" "+old.Prompt, "now", opts.ContextStamp.Provider+"/"+opts.ContextStamp.Model+" "+opts.ContextStamp.Prompt)
+		}
+		if err := w.SetContextStamp(ctx, opts.ContextStamp); err != nil {
+			return res, err
+		}
 	}
 	p := &pipeline{w: w, opts: opts, log: log, res: &res}
 	for i, b := range books {
@@ -197,7 +223,7 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 		if err != nil || pr == nil {
 			return err
 		}
-		if len(pr.layout.chunks) <= p.opts.EmbedBatch {
+		if p.opts.Context == nil && len(pr.layout.chunks) <= p.opts.EmbedBatch {
 			return p.addSmall(ctx, *pr)
 		}
 		if err := p.w.StoreParsed(ctx, b.ID, pr.meta, pr.layout.chapters, pr.layout.chunks); err != nil {
@@ -206,6 +232,11 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 		b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
 	}
 	p.progress.Book = b.Title
+	if p.opts.Context != nil {
+		if err := p.contextualize(ctx, b); err != nil {
+			return err
+		}
+	}
 	if err := p.embed(ctx, b); err != nil {
 		return err
 	}
@@ -262,10 +293,12 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	laid := layout(d, title, p.opts.Chunking)
-	for i := range laid.chunks {
-		// Without a language model the heading path is all the context
-		// there is, and it is already in Heading.
-		laid.chunks[i].State = index.ChunkContextualized
+	if p.opts.Context == nil {
+		for i := range laid.chunks {
+			// Without a language model the heading path is all the
+			// context there is, and it is already in Heading.
+			laid.chunks[i].State = index.ChunkContextualized
+		}
 	}
 	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount}
 	if meta.SourceType == "" {
@@ -282,7 +315,7 @@ func (p *pipeline) addSmall(ctx context.Context, pr prepared) error {
 		texts[i] = EmbeddingText(k)
 	}
 	if len(texts) > 0 {
-		vecs, err := p.opts.Embedder.EmbedDocuments(ctx, texts)
+		vecs, err := EmbedAll(ctx, p.opts.Embedder, texts)
 		if err != nil {
 			return fmt.Errorf("embed %q: %w", pr.meta.Title, err)
 		}
@@ -378,7 +411,7 @@ func (p *pipeline) embed(ctx context.Context, b index.Book) error {
 			texts[i] = EmbeddingText(k)
 			ids[i] = k.ID
 		}
-		vecs, err := p.opts.Embedder.EmbedDocuments(ctx, texts)
+		vecs, err := EmbedAll(ctx, p.opts.Embedder, texts)
 		if err != nil {
 			return fmt.Errorf("embed %q: %w", b.Title, err)
 		}
@@ -388,6 +421,97 @@ func (p *pipeline) embed(ctx context.Context, b index.Book) error {
 		p.progress.ChunksDone += len(chunks)
 		p.report()
 	}
+}
+
+// EmbedAll embeds texts. A text longer than the model's context is never
+// cut: it is embedded in halves (split at a sentence or word boundary, again
+// if need be) and its vector is the normalised mean of theirs.
+func EmbedAll(ctx context.Context, e embed.Embedder, texts []string) ([][]float32, error) {
+	return embedAll(ctx, e, texts, 0)
+}
+
+func embedAll(ctx context.Context, e embed.Embedder, texts []string, depth int) ([][]float32, error) {
+	vecs, err := e.EmbedDocuments(ctx, texts)
+	var tl *embed.TooLongError
+	if err == nil || !errors.As(err, &tl) || depth >= 4 || len(tl.Indexes) == 0 {
+		return vecs, err
+	}
+	long := make(map[int]bool, len(tl.Indexes))
+	for _, i := range tl.Indexes {
+		long[i] = true
+	}
+	var short []string
+	var shortAt []int
+	var halves []string
+	for i, t := range texts {
+		if long[i] {
+			a, b := halve(t)
+			halves = append(halves, a, b)
+			continue
+		}
+		short = append(short, t)
+		shortAt = append(shortAt, i)
+	}
+	out := make([][]float32, len(texts))
+	if len(short) > 0 {
+		sv, err := embedAll(ctx, e, short, depth)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range shortAt {
+			out[i] = sv[j]
+		}
+	}
+	hv, err := embedAll(ctx, e, halves, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	j := 0
+	for i := range texts {
+		if !long[i] {
+			continue
+		}
+		a, b := hv[2*j], hv[2*j+1]
+		j++
+		v := make([]float32, len(a))
+		var n float64
+		for k := range v {
+			v[k] = a[k] + b[k]
+			n += float64(v[k]) * float64(v[k])
+		}
+		if n > 0 {
+			inv := float32(1 / math.Sqrt(n))
+			for k := range v {
+				v[k] *= inv
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// halve splits text near its middle, at a sentence end if there is one,
+// else at a space.
+func halve(text string) (string, string) {
+	mid := len(text) / 2
+	best := -1
+	for _, sep := range []string{". ", "\n", " "} {
+		if i := strings.LastIndex(text[:mid], sep); i > len(text)/4 {
+			best = i + len(sep)
+			break
+		}
+		if i := strings.Index(text[mid:], sep); i >= 0 && mid+i < len(text)*3/4 {
+			best = mid + i + len(sep)
+			break
+		}
+	}
+	if best < 0 {
+		best = mid
+		for best < len(text) && !utf8.RuneStart(text[best]) {
+			best++
+		}
+	}
+	return text[:best], text[best:]
 }
 
 // EmbeddingText is what the embedder sees of a chunk: its heading path, its

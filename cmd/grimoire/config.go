@@ -26,14 +26,19 @@ type Config struct {
 	LogLevel    string   `mapstructure:"log_level"`
 
 	Embedding struct {
-		Provider string `mapstructure:"provider"`
-		Model    string `mapstructure:"model"`
-		URL      string `mapstructure:"url"`
+		Provider       string `mapstructure:"provider"`
+		Model          string `mapstructure:"model"`
+		URL            string `mapstructure:"url"`
+		APIKeyEnv      string `mapstructure:"api_key_env"`
+		QueryPrefix    string `mapstructure:"query_prefix"`
+		DocumentPrefix string `mapstructure:"document_prefix"`
 	} `mapstructure:"embedding"`
 	Context struct {
-		Provider string `mapstructure:"provider"`
-		Model    string `mapstructure:"model"`
-		URL      string `mapstructure:"url"`
+		Provider    string `mapstructure:"provider"`
+		Model       string `mapstructure:"model"`
+		URL         string `mapstructure:"url"`
+		APIKeyEnv   string `mapstructure:"api_key_env"`
+		Concurrency int    `mapstructure:"concurrency"`
 	} `mapstructure:"context"`
 	Retrieval struct {
 		Mode          string  `mapstructure:"mode"`
@@ -71,9 +76,14 @@ func defaults() map[string]any {
 		"embedding.provider":            "builtin",
 		"embedding.model":               "",
 		"embedding.url":                 "",
+		"embedding.api_key_env":         "",
+		"embedding.query_prefix":        "",
+		"embedding.document_prefix":     "",
 		"context.provider":              "none",
 		"context.model":                 "",
 		"context.url":                   "",
+		"context.api_key_env":           "",
+		"context.concurrency":           2,
 		"retrieval.mode":                "hybrid",
 		"retrieval.rrf_k":               60.0,
 		"retrieval.candidate_pool":      50,
@@ -281,20 +291,17 @@ func (c *Config) resolve(base string) error {
 		return index.Errorf(index.Invalid, "[retrieval] mode = %q: want \"hybrid\", \"fts\" or \"vector\"", c.Retrieval.Mode)
 	}
 	switch c.Embedding.Provider {
-	case "builtin":
-	case "ollama", "openai":
-		return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("[embedding] provider = %q is not available in this build", c.Embedding.Provider)}).
-			WithHint("use \"builtin\"")
+	case "builtin", "ollama", "openai":
 	default:
 		return index.Errorf(index.Invalid, "[embedding] provider = %q: want \"builtin\", \"ollama\" or \"openai\"", c.Embedding.Provider)
 	}
 	switch c.Context.Provider {
-	case "none":
-	case "ollama", "openai":
-		return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("[context] provider = %q is not available in this build", c.Context.Provider)}).
-			WithHint("use \"none\"")
+	case "none", "ollama", "openai":
 	default:
 		return index.Errorf(index.Invalid, "[context] provider = %q: want \"none\", \"ollama\" or \"openai\"", c.Context.Provider)
+	}
+	if c.Context.Concurrency < 1 || c.Context.Concurrency > 64 {
+		return index.Errorf(index.Invalid, "[context] concurrency = %d: want 1 to 64", c.Context.Concurrency)
 	}
 	if c.Watch.Debounce <= 0 {
 		return index.Errorf(index.Invalid, "[watch] debounce must be positive")

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/grimoire-search/grimoire/ingest"
 )
 
 func (a *app) deleteCmd() *cobra.Command {
@@ -112,14 +114,21 @@ func (a *app) exclusionsCmd() *cobra.Command {
 }
 
 func (a *app) reindexCmd() *cobra.Command {
-	var fts bool
+	var fts, embeddings bool
 	cmd := &cobra.Command{
-		Use:   "reindex --fts",
+		Use:   "reindex --fts | --embeddings",
 		Short: "Rebuild derived indexes from the stored chunks",
-		Args:  cobra.NoArgs,
+		Long: `reindex --fts rebuilds the full-text index from the stored chunks.
+
+reindex --embeddings switches the library to the embedding model configured
+now: every chunk is embedded again (stored contexts are reused), while the
+old vectors keep answering; when all are done, the new set replaces the old
+one in one transaction. It can be interrupted and run again: it continues
+where it stopped.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !fts {
-				return usageError{fmt.Errorf("say what to rebuild: --fts")}
+			if !fts && !embeddings {
+				return usageError{fmt.Errorf("say what to rebuild: --fts, --embeddings or both")}
 			}
 			ctx := cmd.Context()
 			w, err := a.openWriter(ctx, "grimoire reindex")
@@ -128,13 +137,30 @@ func (a *app) reindexCmd() *cobra.Command {
 			}
 			defer w.Close()
 			start := time.Now()
-			if err := w.RebuildFTS(ctx); err != nil {
-				return err
+			if fts {
+				if err := w.RebuildFTS(ctx); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "rebuilt the full-text index in %.1fs\n", time.Since(start).Seconds())
 			}
-			fmt.Fprintf(a.stdout, "rebuilt the full-text index in %.1fs\n", time.Since(start).Seconds())
+			if embeddings {
+				emb, err := a.embedder(ctx)
+				if err != nil {
+					return err
+				}
+				prog := a.newProgress()
+				n, err := ingest.Reembed(ctx, w, emb, 0, func(done, total int) { prog.set("re-embedding", done, total) })
+				prog.done()
+				if err != nil {
+					return err
+				}
+				s := ingest.Stamp(emb)
+				fmt.Fprintf(a.stdout, "the index now uses %s/%s (%d dimensions): %d chunks re-embedded in %.1fs\n", s.Provider, s.Model, s.Dim, n, time.Since(start).Seconds())
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&fts, "fts", false, "rebuild the full-text (FTS5) index")
+	cmd.Flags().BoolVar(&embeddings, "embeddings", false, "re-embed every chunk with the configured model")
 	return cmd
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/ingest/llm"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -50,6 +52,7 @@ type app struct {
 
 	cfg *Config
 	log *slog.Logger
+	emb embed.Embedder // once connected
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -71,6 +74,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitInvalid
+	}
+	// A model server that is not there, or lacks the model, is a matter of
+	// configuration.
+	for _, target := range []error{embed.ErrUnreachable, embed.ErrModelNotFound, embed.ErrUnauthorized, embed.ErrNotEmbeddingModel, llm.ErrNotChatModel} {
+		if errors.Is(err, target) {
+			return exitInvalid
+		}
 	}
 	switch index.CodeOf(err) {
 	case index.Invalid:
@@ -109,7 +119,7 @@ exact citations. Nothing leaves your machine.`,
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more to stderr (-vv for debug)")
 	root.AddCommand(
 		a.syncCmd(), a.statusCmd(), a.listCmd(), a.queryCmd(), a.outlineCmd(), a.sectionCmd(),
-		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(),
+		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(), a.initCmd(),
 	)
 	return root
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -55,13 +55,19 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 	return v, nil
 }
 
+// configuredModel names the configured embedding model without
+// connecting to its server: status must answer when the server is down.
 func (a *app) configuredModel() string {
-	emb, err := a.embedder()
-	if err != nil {
-		return ""
+	e := a.cfg.Embedding
+	switch e.Provider {
+	case "builtin":
+		return "builtin/" + embed.NewBuiltin().Info().Model
+	case "ollama":
+		if e.Model == "" {
+			return "ollama/" + embed.DefaultOllamaModel
+		}
 	}
-	s := ingest.Stamp(emb)
-	return s.Provider + "/" + s.Model
+	return e.Provider + "/" + e.Model
 }
 
 func (a *app) printStatus(v retrieve.StatusView) {

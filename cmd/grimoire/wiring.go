@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 
 	"golang.org/x/term"
@@ -9,15 +11,60 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/syncer"
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
-// embedder returns the configured embedding model.
-func (a *app) embedder() (embed.Embedder, error) {
-	return embed.NewBuiltin(), nil
+// embedder returns the configured embedding model, connecting to its
+// server once per process.
+func (a *app) embedder(ctx context.Context) (embed.Embedder, error) {
+	if a.emb != nil {
+		return a.emb, nil
+	}
+	e := a.cfg.Embedding
+	var prefixes *embed.Prefixes
+	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
+		prefixes = &embed.Prefixes{Query: e.QueryPrefix, Document: e.DocumentPrefix}
+	}
+	var emb embed.Embedder
+	var err error
+	switch e.Provider {
+	case "ollama":
+		emb, err = embed.NewOllama(ctx, embed.OllamaOptions{URL: e.URL, Model: e.Model, Prefixes: prefixes, Logger: a.log})
+	case "openai":
+		emb, err = embed.NewOpenAI(ctx, embed.OpenAIOptions{URL: e.URL, Model: e.Model, APIKeyEnv: e.APIKeyEnv, Prefixes: prefixes, Logger: a.log})
+	default:
+		emb = embed.NewBuiltin()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("[embedding] %s: %w", e.Provider, err)
+	}
+	a.emb = emb
+	return emb, nil
+}
+
+// contextualizer returns the configured language model for Contextual
+// Retrieval, or nil when [context] provider is "none".
+func (a *app) contextualizer(ctx context.Context) (*llm.Contextualizer, index.ContextStamp, error) {
+	c := a.cfg.Context
+	var m llm.Model
+	var err error
+	switch c.Provider {
+	case "ollama":
+		m, err = llm.NewOllama(ctx, llm.OllamaOptions{URL: c.URL, Model: c.Model, Logger: a.log})
+	case "openai":
+		m, err = llm.NewOpenAI(ctx, llm.OpenAIOptions{URL: c.URL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Logger: a.log})
+	default:
+		return nil, index.ContextStamp{}, nil
+	}
+	if err != nil {
+		return nil, index.ContextStamp{}, fmt.Errorf("[context] %s: %w", c.Provider, err)
+	}
+	info := m.Info()
+	return &llm.Contextualizer{Model: m}, index.ContextStamp{Provider: info.Provider, Model: info.Model, Prompt: llm.PromptVersion}, nil
 }
 
 // openWriter takes the index's writer lock; command names this process for
@@ -33,17 +80,45 @@ func (a *app) openLibrary(ctx context.Context) (*retrieve.Library, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	emb, err := a.embedder()
+	emb, err := a.queryEmbedder(ctx, &r.DB)
 	if err != nil {
 		r.Close()
 		return nil, nil, err
 	}
-	if err := r.CheckStamp(ctx, ingest.Stamp(emb)); err != nil {
-		r.Close()
-		return nil, nil, err
+	opts := a.retrieveOptions(emb)
+	var qe retrieve.QueryEmbedder
+	if emb != nil {
+		qe = emb
 	}
-	s := retrieve.New(&r.DB, emb, a.retrieveOptions(emb))
+	s := retrieve.New(&r.DB, qe, opts)
 	return &retrieve.Library{DB: &r.DB, Searcher: s}, func() { r.Close() }, nil
+}
+
+// queryEmbedder returns the embedder for queries, checked against the
+// index's stamp. It returns nil, and searches fall back to full text, when
+// the vectors cannot be compared with the model yet (a switch to it is
+// under way) or its server does not answer: reading should not stop because
+// a model server is down.
+func (a *app) queryEmbedder(ctx context.Context, d *index.DB) (embed.Embedder, error) {
+	emb, err := a.embedder(ctx)
+	if errors.Is(err, embed.ErrUnreachable) {
+		a.log.Warn("the embedding server does not answer; searching full text only", "err", err)
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	err = d.CheckStamp(ctx, ingest.Stamp(emb))
+	if index.CodeOf(err) == index.Conflict {
+		if next, ok, nerr := d.NextStamp(ctx); nerr == nil && ok && next == ingest.Stamp(emb) {
+			a.log.Warn("the library is being re-embedded for the configured model; searching full text only until it is done")
+			return nil, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return emb, nil
 }
 
 func (a *app) retrieveOptions(emb embed.Embedder) retrieve.Options {
@@ -51,6 +126,9 @@ func (a *app) retrieveOptions(emb embed.Embedder) retrieve.Options {
 	r := a.cfg.Retrieval
 	o.Mode, o.RRFK, o.CandidatePool = r.Mode, r.RRFK, r.CandidatePool
 	o.FTSWeight, o.VectorWeight = r.FTSWeight, r.VectorWeight
+	if emb == nil {
+		return o
+	}
 	if o.VectorWeight == 0 {
 		o.VectorWeight = autoVectorWeight(emb)
 	}
@@ -61,16 +139,22 @@ func (a *app) retrieveOptions(emb embed.Embedder) retrieve.Options {
 // syncerOptions wires the configuration into a sync or watch, after
 // checking that the configured model is the index's.
 func (a *app) syncerOptions(ctx context.Context, w *index.Writer) (syncer.Options, error) {
-	emb, err := a.embedder()
+	emb, err := a.embedder(ctx)
 	if err != nil {
 		return syncer.Options{}, err
 	}
 	if err := w.CheckStamp(ctx, ingest.Stamp(emb)); err != nil {
 		return syncer.Options{}, err
 	}
+	iopts := a.ingestOptions(emb)
+	iopts.Context, iopts.ContextStamp, err = a.contextualizer(ctx)
+	if err != nil {
+		return syncer.Options{}, err
+	}
+	iopts.ContextConcurrency = a.cfg.Context.Concurrency
 	return syncer.Options{
 		Reconcile: a.reconcileOptions(),
-		Ingest:    a.ingestOptions(emb),
+		Ingest:    iopts,
 		Watch:     watcher.Options{Debounce: a.cfg.Watch.Debounce, RescanInterval: a.cfg.Watch.RescanInterval},
 		Logger:    a.log,
 	}, nil

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/ingest/llm"
+)
+
+// configTemplate is grimoire.toml with every key, its value and a comment.
+// The grimoire.toml at the top of the repository is this template with the
+// defaults (a test keeps them equal).
+const configTemplate = `# grimoire configuration. Every key is shown with its default.
+# Relative paths are relative to this file. Environment variables
+# GRIMOIRE_<SECTION>_<KEY> (e.g. GRIMOIRE_RETRIEVAL_MODE) override this file;
+# command-line flags override both. Unknown keys are an error.
+
+# Library folders to keep in sync (empty: give --library on the command line).
+library = [{{range $i, $l := .Library}}{{if $i}}, {{end}}{{quote $l}}{{end}}]
+# The SQLite index (empty: grimoire.db beside this file when library is set
+# here, else .grimoire/grimoire.db inside the first library folder).
+db_path = ""
+# Files larger than this many MB are skipped and reported.
+max_file_size_mb = 512
+# Log level on stderr: debug, info, warn or error.
+log_level = "warn"
+
+[embedding]
+# "builtin" (offline, nothing to install), "ollama" or "openai" (any OpenAI-compatible server).
+provider = {{quote .EmbeddingProvider}}
+# Model name for ollama/openai (empty: nomic-embed-text for ollama; the one model an openai server lists).
+model = {{quote .EmbeddingModel}}
+# Server URL for ollama/openai (empty: http://localhost:11434, or http://localhost:8080/v1 for openai).
+url = {{quote .EmbeddingURL}}
+# Environment variable holding an openai server's API key (empty: OPENAI_API_KEY); never the key itself.
+api_key_env = ""
+# Prefixes put before queries and documents (empty: the model family's own, e.g. nomic's "search_query: ").
+query_prefix = ""
+document_prefix = ""
+
+[context]
+# Chunk context for search: "none" (the heading path), "ollama" or "openai" (LLM Contextual Retrieval).
+provider = {{quote .ContextProvider}}
+# Chat model for ollama/openai (empty: llama3.2 for ollama).
+model = {{quote .ContextModel}}
+# Server URL for ollama/openai (empty: as for [embedding]).
+url = {{quote .ContextURL}}
+# Environment variable holding an openai server's API key (empty: OPENAI_API_KEY).
+api_key_env = ""
+# Requests to the language model at once.
+concurrency = 2
+
+[retrieval]
+# "hybrid" (full-text and vectors), "fts" (full-text only) or "vector".
+mode = "hybrid"
+# Reciprocal rank fusion constant: score = sum of weight / (rrf_k + rank).
+rrf_k = 60.0
+# Candidates each arm contributes before fusion.
+candidate_pool = 50
+# Weight of the full-text arm in the fusion.
+fts_weight = 1.0
+# Weight of the vector arm in the fusion; 0 is automatic: 0.01 for the
+# built-in embedder (it only breaks ties and rescues misspelled queries), 1.0
+# for neural models (Ollama, OpenAI-compatible).
+vector_weight = 0.0
+
+[chunking]
+# Target chunk size, in tokens.
+chunk_tokens = 400
+# Tokens repeated between neighbouring chunks.
+overlap_tokens = 60
+# Chapters longer than this without sub-headings are split into sections.
+section_split_tokens = 3000
+
+[watch]
+# Quiet time after the last change to a file before it is indexed.
+debounce = "2s"
+# Full rescan interval, the safety net for missed events.
+rescan_interval = "1h"
+`
+
+// initValues are what `grimoire init` fills into the template.
+type initValues struct {
+	Library                                         []string
+	EmbeddingProvider, EmbeddingModel, EmbeddingURL string
+	ContextProvider, ContextModel, ContextURL       string
+}
+
+func defaultInitValues() initValues {
+	return initValues{Library: []string{}, EmbeddingProvider: "builtin", ContextProvider: "none"}
+}
+
+func renderConfig(v initValues) (string, error) {
+	t, err := template.New("grimoire.toml").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(configTemplate)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, v); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func (a *app) initCmd() *cobra.Command {
+	var force, yes bool
+	var ollamaURL string
+	cmd := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Write a grimoire.toml, using a running Ollama if there is one",
+		Long: `init writes DIR/grimoire.toml (DIR defaults to the current folder) with every
+option and its default. The library is DIR itself, or the --library folders.
+If Ollama runs, its embedding models are offered (nomic-embed-text by
+default) and a small chat model for Contextual Retrieval; otherwise the
+built-in embedder is kept. Nothing is ever downloaded.`,
+		Args: cobra.MaximumNArgs(1),
+		// init must work before any configuration exists.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error { return nil },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			return a.runInit(cmd.Context(), dir, ollamaURL, force, yes)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "overwrite an existing grimoire.toml")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "take the suggested models without asking")
+	cmd.Flags().StringVar(&ollamaURL, "ollama-url", embed.DefaultOllamaURL, "where to look for Ollama")
+	return cmd
+}
+
+func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes bool) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(abs, "grimoire.toml")
+	if _, err := os.Stat(path); err == nil && !force {
+		return (&index.Error{Code: index.Conflict, Msg: path + " already exists"}).WithHint("pass --force to overwrite it")
+	}
+	v := defaultInitValues()
+	libs := a.libraryFlag
+	if len(libs) == 0 {
+		libs = []string{abs}
+	}
+	for _, l := range libs {
+		p, err := absPath(".", l)
+		if err != nil {
+			return err
+		}
+		if rel, err := filepath.Rel(abs, p); err == nil && !strings.HasPrefix(rel, "..") {
+			p = rel // inside the config's folder: keep it movable
+		}
+		v.Library = append(v.Library, filepath.ToSlash(p))
+	}
+
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	models, err := embed.Detect(dctx, ollamaURL)
+	if err != nil {
+		fmt.Fprintf(a.stdout, "No Ollama answers at %s: keeping the built-in embedder (offline, lexical).\n", ollamaURL)
+		fmt.Fprintln(a.stdout, "For semantic search, install Ollama, run `ollama pull nomic-embed-text`, then `grimoire init --force`.")
+	} else {
+		chats, _ := llm.Detect(dctx, ollamaURL)
+		ask := !yes && a.stdinIsTerminal()
+		in := bufio.NewReader(a.stdin)
+		if len(models) == 0 {
+			fmt.Fprintf(a.stdout, "Ollama runs at %s but has no embedding model: keeping the built-in embedder.\n", ollamaURL)
+			fmt.Fprintln(a.stdout, "Run `ollama pull nomic-embed-text`, then `grimoire init --force`.")
+		} else {
+			m := pick(models, []string{"nomic-embed-text", "mxbai-embed-large", "bge-m3", "snowflake-arctic-embed"})
+			if ask {
+				m = a.choose(in, "embedding model", models, m)
+			}
+			v.EmbeddingProvider, v.EmbeddingModel = "ollama", m
+			if ollamaURL != embed.DefaultOllamaURL {
+				v.EmbeddingURL = ollamaURL
+			}
+			fmt.Fprintf(a.stdout, "Embeddings: Ollama's %s.\n", m)
+		}
+		if len(chats) > 0 {
+			m := pick(chats, []string{"llama3.2", "qwen2.5:3b", "qwen3:4b", "gemma3:4b", "phi4-mini", "llama3.2:1b", "gemma3"})
+			// Contexts cost seconds of a laptop's CPU per chunk: only on
+			// the user's word.
+			if ask && a.confirm(in, fmt.Sprintf("Write Contextual Retrieval contexts with %s? Better search, but a few seconds per chunk on a laptop [y/N] ", m)) {
+				v.ContextProvider, v.ContextModel = "ollama", a.choose(in, "chat model", chats, m)
+				if ollamaURL != embed.DefaultOllamaURL {
+					v.ContextURL = ollamaURL
+				}
+			} else {
+				fmt.Fprintf(a.stdout, "Chat model %s found: set [context] provider = \"ollama\" and model = %q to write Contextual Retrieval contexts with it.\n", m, m)
+			}
+		}
+	}
+	text, err := renderConfig(v)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Wrote %s.\nNext: grimoire --config %s sync   (then `grimoire --config %s mcp-config` for Claude)\n", path, shellQuote(path), shellQuote(path))
+	return nil
+}
+
+// pick returns the first preferred model that is present (by name, with or
+// without a tag), else the first model.
+func pick(models, preferred []string) string {
+	for _, p := range preferred {
+		for _, m := range models {
+			if m == p || strings.HasPrefix(m, p+":") || strings.TrimSuffix(m, ":latest") == p {
+				return m
+			}
+		}
+	}
+	return models[0]
+}
+
+func (a *app) choose(in *bufio.Reader, what string, options []string, def string) string {
+	fmt.Fprintf(a.stdout, "Ollama has these %ss:\n", what)
+	for i, o := range options {
+		fmt.Fprintf(a.stdout, "  %d. %s\n", i+1, o)
+	}
+	fmt.Fprintf(a.stdout, "Which %s? [%s] ", what, def)
+	line, _ := in.ReadString('\n')
+	line = strings.TrimSpace(line)
+	if n, err := strconv.Atoi(line); err == nil && n >= 1 && n <= len(options) {
+		return options[n-1]
+	}
+	for _, o := range options {
+		if o == line {
+			return o
+		}
+	}
+	return def
+}
+
+func (a *app) confirm(in *bufio.Reader, question string) bool {
+	fmt.Fprint(a.stdout, question)
+	line, _ := in.ReadString('\n')
+	line = strings.ToLower(strings.TrimSpace(line))
+	return line == "y" || line == "yes"
+}
+
+func (a *app) stdinIsTerminal() bool {
+	f, ok := a.stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
