@@ -21,6 +21,11 @@ type StatusView struct {
 	Contextualized int    `json:"contextualized"`
 	Exclusions     int    `json:"exclusions"`
 	EmbeddingModel string `json:"embedding_model"`
+	// ContextModel names the language model and prompt version that wrote
+	// the chunk contexts; empty when none did.
+	ContextModel string `json:"context_model,omitempty"`
+	// Reembedding is the model a `reindex --embeddings` is switching to.
+	Reembedding string `json:"reembedding,omitempty"`
 	// LastSync is the last finished run, or nil before the first.
 	LastSync *index.Run      `json:"last_sync"`
 	Failures []index.Failure `json:"failures"`
@@ -56,6 +61,12 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	}
 	if s.Stamp != nil {
 		v.EmbeddingModel = s.Stamp.Provider + "/" + s.Stamp.Model
+	}
+	if cs, ok, err := l.DB.ContextStamp(ctx); err == nil && ok {
+		v.ContextModel = cs.Provider + "/" + cs.Model + " (prompts " + cs.Prompt + ")"
+	}
+	if ns, ok, err := l.DB.NextStamp(ctx); err == nil && ok {
+		v.Reembedding = ns.Provider + "/" + ns.Model
 	}
 	if h, running := index.ReadLockHolder(l.DB.Path()); running {
 		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started}

@@ -83,6 +83,12 @@ func (a *app) printStatus(v retrieve.StatusView) {
 	fmt.Fprintf(w, "books     %d ready, %d pending, %d ingesting, %d failed (%d files)\n", v.Ready, v.Pending, v.Parsed, v.Failed, v.Files)
 	fmt.Fprintf(w, "chunks    %d (%d embedded)\n", v.Chunks, v.Embedded)
 	fmt.Fprintf(w, "model     %s\n", v.EmbeddingModel)
+	if v.ContextModel != "" {
+		fmt.Fprintf(w, "contexts  %d of %d chunks, by %s\n", v.Contextualized, v.Chunks, v.ContextModel)
+	}
+	if v.Reembedding != "" {
+		fmt.Fprintf(w, "switching to %s: run `grimoire reindex --embeddings` to finish\n", v.Reembedding)
+	}
 	if v.Writer.Running {
 		fmt.Fprintf(w, "writer    %s (pid %d) since %s\n", v.Writer.Command, v.Writer.PID, v.Writer.Since.Local().Format(time.DateTime))
 	} else {

@@ -185,8 +185,17 @@ func (a *app) reconcileOptions() reconcile.Options {
 
 func (a *app) ingestOptions(emb embed.Embedder) ingest.Options {
 	c := a.cfg.Chunking
+	chunk := c.ChunkTokens
+	// Size chunks for the model: a chunk of up to 1.5 times chunk_tokens
+	// (a short section kept whole), with its heading path and context, must
+	// fit the model's context, with room for the token estimate's error.
+	// A text that still does not fit is embedded in halves, never cut.
+	if n := emb.Info().ContextLength; n > 0 && chunk*3/2+100 > n*4/5 {
+		chunk = max(64, (n*4/5-100)*2/3)
+		a.log.Info("chunks sized for the embedding model's context", "context", n, "chunk_tokens", chunk)
+	}
 	return ingest.Options{
-		Chunking: ingest.Chunking{ChunkTokens: c.ChunkTokens, OverlapTokens: c.OverlapTokens, SectionSplitTokens: c.SectionSplitTokens},
+		Chunking: ingest.Chunking{ChunkTokens: chunk, OverlapTokens: c.OverlapTokens, SectionSplitTokens: c.SectionSplitTokens},
 		Embedder: emb,
 		Logger:   a.log,
 	}
