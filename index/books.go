@@ -24,6 +24,9 @@ type BookMeta struct {
 	Language   string
 	SourceType string
 	PageCount  int
+	// PageLabels[i] is the printed name of page i+1; empty when the book
+	// has none but the page numbers.
+	PageLabels []string
 }
 
 // StoreParsed replaces the structure of book id with the given chapters
@@ -98,15 +101,16 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 		ids = append(ids, cid)
 	}
 	authors, _ := json.Marshal(nonNil(meta.Authors))
+	labels, _ := json.Marshal(nonNil(meta.PageLabels))
 	slug, err := t.uniqueSlug(ctx, Slugify(meta.Title), id)
 	if err != nil {
 		return nil, err
 	}
 	_, err = t.tx.ExecContext(ctx, `
 UPDATE book SET title = ?, authors = ?, author = ?, language = ?, source_type = ?, page_count = ?,
-	slug = ?, status = 'parsed', error = '', attempts = attempts + 1
+	page_labels = ?, slug = ?, status = 'parsed', error = '', attempts = attempts + 1
 WHERE id = ?`,
-		meta.Title, string(authors), joinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, slug, id)
+		meta.Title, string(authors), joinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, string(labels), slug, id)
 	if err != nil {
 		return nil, fmt.Errorf("update book %d: %w", id, err)
 	}

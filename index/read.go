@@ -14,7 +14,7 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.language, b.source_type, b.page_count,
+const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.page_labels, b.language, b.source_type, b.page_count,
 	b.size, b.status, b.error, b.attempts, coalesce(b.replaces, 0), b.origin_path, b.added_at, b.ready_at,
 	(SELECT count(*) FROM chapter c WHERE c.book_id = b.id),
 	(SELECT count(*) FROM section s WHERE s.book_id = b.id),
@@ -32,15 +32,16 @@ func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]
 	var books []Book
 	for rows.Next() {
 		var b Book
-		var authors string
+		var authors, labels string
 		var added, ready int64
-		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &b.Language, &b.SourceType, &b.PageCount,
+		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
 			&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.originPath, &added, &ready,
 			&b.Chapters, &b.Sections, &b.Chunks); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("list books: %w", err)
 		}
 		json.Unmarshal([]byte(authors), &b.Authors)
+		json.Unmarshal([]byte(labels), &b.PageLabels)
 		b.AddedAt = time.Unix(0, added).UTC()
 		if ready != 0 {
 			b.ReadyAt = time.Unix(0, ready).UTC()

@@ -162,6 +162,8 @@ CREATE TABLE embedding_next (
 	vec      BLOB NOT NULL
 );
 `,
+	// 4: the printed page names of paged books ("iv", "12"), for citations.
+	`ALTER TABLE book ADD COLUMN page_labels TEXT NOT NULL DEFAULT '[]';`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

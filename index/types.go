@@ -1,6 +1,9 @@
 package index
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // BookStatus is where a book is in the ingest pipeline.
 type BookStatus string
@@ -42,6 +45,9 @@ type Book struct {
 	Language   string
 	SourceType string
 	PageCount  int
+	// PageLabels[i] is the printed name of page i+1 ("xiv"); empty when
+	// the pages are simply numbered.
+	PageLabels []string
 	// Size is the file's size in bytes.
 	Size   int64
 	Status BookStatus
@@ -67,6 +73,18 @@ type Book struct {
 
 // Author returns the authors joined for display.
 func (b *Book) Author() string { return joinAuthors(b.Authors) }
+
+// PageLabel returns the printed name of page p (1-based), or "" when it is
+// just the number p.
+func (b *Book) PageLabel(p int) string {
+	if p < 1 || p > len(b.PageLabels) {
+		return ""
+	}
+	if l := b.PageLabels[p-1]; l != strconv.Itoa(p) {
+		return l
+	}
+	return ""
+}
 
 // Chapter is a top-level division of a book. Index is 0-based and dense.
 type Chapter struct {

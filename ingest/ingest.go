@@ -26,6 +26,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/epub"
 	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
+	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/text"
 )
 
@@ -39,13 +40,15 @@ func SourceType(path string) string {
 		return doc.Text
 	case ".epub":
 		return doc.EPUB
+	case ".pdf":
+		return doc.PDF
 	}
 	return ""
 }
 
 // parse runs the parser for typ. A parser that panics on a hostile file
 // fails that book, never the run.
-func parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
+func (p *pipeline) parseDoc(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("the %s parser crashed on this file: %v", typ, r)
@@ -64,6 +67,8 @@ func parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err e
 		return text.Parse(ctx, data)
 	case doc.EPUB:
 		return epub.Parse(ctx, data)
+	case doc.PDF:
+		return p.pdf().Parse(ctx, data)
 	}
 	return nil, fmt.Errorf("no parser for %q files", typ)
 }
@@ -81,6 +86,10 @@ type Options struct {
 	// ContextConcurrency bounds the requests to the language model in
 	// flight; default 2.
 	ContextConcurrency int
+	// PDF extracts PDF text. It starts PDFium on its first PDF only; a
+	// caller that runs ingest repeatedly (watch) keeps one for all runs.
+	// When nil, a run makes its own and closes it at the end.
+	PDF *pdf.Extractor
 	// EmbedBatch is the number of chunks embedded and committed together;
 	// default 32.
 	EmbedBatch int
@@ -155,6 +164,7 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		}
 	}
 	p := &pipeline{w: w, opts: opts, log: log, res: &res}
+	defer p.closePDF()
 	for i, b := range books {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -175,6 +185,7 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 
 type pipeline struct {
 	w        *index.Writer
+	ownPDF   *pdf.Extractor // made by this run, when Options.PDF is nil
 	opts     Options
 	log      *slog.Logger
 	progress Progress
@@ -184,6 +195,23 @@ type pipeline struct {
 	// the transactions, not the work.
 	batch       []prepared
 	batchChunks int
+}
+
+// pdf returns the PDF extractor, making one on first use.
+func (p *pipeline) pdf() *pdf.Extractor {
+	if p.opts.PDF != nil {
+		return p.opts.PDF
+	}
+	if p.ownPDF == nil {
+		p.ownPDF = pdf.NewExtractor(pdf.Options{Logger: p.log})
+	}
+	return p.ownPDF
+}
+
+func (p *pipeline) closePDF() {
+	if p.ownPDF != nil {
+		p.ownPDF.Close()
+	}
 }
 
 // prepared is a small book ready to be stored whole.
@@ -263,7 +291,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	p.report()
 	start := time.Now()
 	pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
-	d, err := parse(pctx, b.SourceType, data)
+	d, err := p.parseDoc(pctx, b.SourceType, data)
 	cancel()
 	if err == nil && d.Empty() && (b.SourceType == doc.PDF || b.SourceType == doc.EPUB) {
 		// A book without text is worth a failure only where the user
@@ -300,7 +328,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 			laid.chunks[i].State = index.ChunkContextualized
 		}
 	}
-	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount}
+	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount, PageLabels: d.PageLabels}
 	if meta.SourceType == "" {
 		meta.SourceType = b.SourceType
 	}
@@ -554,6 +582,9 @@ func failureReason(typ string, err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "parsing took too long and was stopped"
 	case errors.Is(err, doc.ErrNoText) && typ == doc.PDF:
+		if strings.Contains(err.Error(), "OCR") {
+			return err.Error()
+		}
 		return "no text found: a scanned PDF needs OCR first (for example with ocrmypdf)"
 	case errors.Is(err, doc.ErrNoText):
 		return "no text found"

@@ -189,25 +189,29 @@ func cutPoint(r []rune, from, limit int) int {
 
 // HitView is a search hit as `grimoire query --json` prints it.
 type HitView struct {
-	Book         string   `json:"book"`
-	Title        string   `json:"title"`
-	Author       string   `json:"author"`
-	SourceType   string   `json:"source_type"`
-	ChapterIndex int      `json:"chapter_index"`
-	SectionIndex int      `json:"section_index"`
-	ChunkIndex   int      `json:"chunk_index"`
-	Chapter      string   `json:"chapter"`
-	Section      string   `json:"section"`
-	PageStart    *int     `json:"page_start"`
-	PageEnd      *int     `json:"page_end"`
-	Anchor       string   `json:"anchor,omitempty"`
-	Path         string   `json:"path"`
-	Paths        []string `json:"paths"`
-	Citation     string   `json:"citation"`
-	Text         string   `json:"text"`
-	Context      string   `json:"context,omitempty"`
-	Score        float64  `json:"score"`
-	Scores       Scores   `json:"scores"`
+	Book         string `json:"book"`
+	Title        string `json:"title"`
+	Author       string `json:"author"`
+	SourceType   string `json:"source_type"`
+	ChapterIndex int    `json:"chapter_index"`
+	SectionIndex int    `json:"section_index"`
+	ChunkIndex   int    `json:"chunk_index"`
+	Chapter      string `json:"chapter"`
+	Section      string `json:"section"`
+	PageStart    *int   `json:"page_start"`
+	PageEnd      *int   `json:"page_end"`
+	// PageLabelStart and PageLabelEnd are the printed page names where they
+	// differ from the numbers ("xiv" in a front matter).
+	PageLabelStart *string  `json:"page_label_start,omitempty"`
+	PageLabelEnd   *string  `json:"page_label_end,omitempty"`
+	Anchor         string   `json:"anchor,omitempty"`
+	Path           string   `json:"path"`
+	Paths          []string `json:"paths"`
+	Citation       string   `json:"citation"`
+	Text           string   `json:"text"`
+	Context        string   `json:"context,omitempty"`
+	Score          float64  `json:"score"`
+	Scores         Scores   `json:"scores"`
 }
 
 // Scores are each arm's view of a hit.
@@ -230,6 +234,7 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 			Book: h.Book.Slug, Title: h.Book.Title, Author: h.Book.Author(), SourceType: h.Book.SourceType,
 			ChapterIndex: h.ChapterIndex, SectionIndex: h.SectionIndex, ChunkIndex: h.Index,
 			Chapter: h.ChapterTitle, Section: h.SectionTitle, PageStart: page(h.PageStart), PageEnd: page(h.PageEnd),
+			PageLabelStart: pageLabel(h.Book, h.PageStart), PageLabelEnd: pageLabel(h.Book, h.PageEnd),
 			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
 			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
 			Text:     h.Text, Context: h.Context, Score: h.Score,
@@ -324,13 +329,43 @@ func citation(b index.Book, chapter, section string, ps, pe int) string {
 	if loc != "" {
 		sb.WriteString(", " + loc)
 	}
-	switch {
-	case ps > 0 && pe > ps:
-		fmt.Fprintf(&sb, ", pp. %d–%d", ps, pe)
-	case ps > 0:
-		fmt.Fprintf(&sb, ", p. %d", ps)
-	}
+	sb.WriteString(pageCitation(b, ps, pe))
 	return sb.String()
+}
+
+// pageCitation renders a page range by the book's printed page names when
+// it has them, with the page of the file beside them ("p. xiv (PDF page
+// 16)"), else by number.
+func pageCitation(b index.Book, ps, pe int) string {
+	if ps <= 0 {
+		return ""
+	}
+	ls, le := b.PageLabel(ps), b.PageLabel(pe)
+	switch {
+	case pe > ps && (ls != "" || le != ""):
+		return fmt.Sprintf(", pp. %s–%s (PDF pages %d–%d)", orNum(ls, ps), orNum(le, pe), ps, pe)
+	case pe > ps:
+		return fmt.Sprintf(", pp. %d–%d", ps, pe)
+	case ls != "":
+		return fmt.Sprintf(", p. %s (PDF page %d)", ls, ps)
+	}
+	return fmt.Sprintf(", p. %d", ps)
+}
+
+func orNum(label string, p int) string {
+	if label == "" {
+		return fmt.Sprint(p)
+	}
+	return label
+}
+
+// pageLabel returns the printed name of page p, or nil when it is the
+// number or the book has no pages.
+func pageLabel(b index.Book, p int) *string {
+	if l := b.PageLabel(p); l != "" {
+		return &l
+	}
+	return nil
 }
 
 func headingLoc(chapter, section string) string {

@@ -112,6 +112,7 @@ type hitOut struct {
 	ChapterIndex                              int  `json:"chapter_index"`
 	SectionIndex                              int  `json:"section_index"`
 	PageStart                                 *int `json:"page_start"`
+	PageEnd                                   *int `json:"page_end"`
 	Score                                     float64
 }
 
@@ -443,4 +444,161 @@ func TestCorpusEPUB(t *testing.T) {
 	if ready != len(entries) {
 		t.Errorf("%d ready EPUBs of %d", ready, len(entries))
 	}
+}
+
+func TestCorpusPDF(t *testing.T) {
+	src := testcorpus.Path(t, "books", "pdf")
+	bad := testcorpus.Path(t, "bad")
+	lib := t.TempDir()
+	entries, _ := os.ReadDir(src)
+	for _, e := range entries {
+		copyFile(t, filepath.Join(src, e.Name()), filepath.Join(lib, e.Name()))
+	}
+	badPDFs := []string{"empty.pdf", "header-only.pdf", "ocrmypdf-invalid.pdf", "png-named.pdf", "text-named.pdf", "truncated-30pct.pdf"}
+	for _, name := range badPDFs {
+		copyFile(t, filepath.Join(bad, name), filepath.Join(lib, "bad", name))
+	}
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	// The password, scanned and Type3-without-mapping files fail, as do
+	// all the bad ones.
+	if s.Ingested != len(entries)-3 || s.Failed != 3+len(badPDFs) {
+		t.Errorf("sync: ingested %d, failed %d: %+v", s.Ingested, s.Failed, s.Failures)
+	}
+	reasons := map[string]string{}
+	for _, f := range s.Failures {
+		reasons[filepath.Base(f.Path)] = f.Error
+	}
+	for name, want := range map[string]string{
+		"libreoffice-writer-password.pdf": "password",
+		"c02-22-scanned.pdf":              "OCR",
+		"type3_font_nomapping.pdf":        "OCR",
+		"png-named.pdf":                   "PNG",
+		"empty.pdf":                       "empty",
+	} {
+		if !strings.Contains(reasons[name], want) {
+			t.Errorf("%s: reason %q does not say %q", name, reasons[name], want)
+		}
+	}
+	var books []bookOut
+	okJSON(t, &books, lib, "list")
+	var nist bookOut
+	for _, b := range books {
+		if strings.HasPrefix(filepath.Base(b.Paths[0]), "NIST") {
+			nist = b
+		}
+	}
+	if nist.Status != "ready" || nist.Chapters < 10 {
+		t.Fatalf("NIST: %+v", nist)
+	}
+	var hits []hitOut
+	okJSON(t, &hits, lib, "query", "zero trust architecture policy decision point", "--book", nist.Slug, "--limit", "3")
+	if len(hits) == 0 || hits[0].PageStart == nil {
+		t.Fatalf("NIST hits without pages: %+v", hits)
+	}
+
+	// Citation accuracy: passages taken from page N come back on page N.
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext not installed; skipping the citation check")
+	}
+	slugOf := map[string]string{}
+	for _, b := range books {
+		slugOf[filepath.Base(b.Paths[0])] = b.Slug
+	}
+	for _, tc := range []struct {
+		file             string
+		from, to, stride int
+	}{
+		{"NIST.SP.800-207.pdf", 5, 55, 5},
+		{"freeculture.pdf", 20, 340, 20},
+		{"GeoTopo-komprimiert.pdf", 5, 115, 5},
+	} {
+		tried, found := citationCheck(t, lib, filepath.Join(lib, tc.file), slugOf[tc.file], tc.from, tc.to, tc.stride)
+		t.Logf("%s: %d of %d passages cited on their page", tc.file, found, tried)
+		if tried < 8 || float64(found) < 0.9*float64(tried) {
+			t.Errorf("%s: passages cited on their page: %d of %d", tc.file, found, tried)
+		}
+	}
+}
+
+// citationCheck searches 12-word passages of pages from..to of a PDF (from
+// pdftotext) in that book and counts those that come back with their page
+// inside one of the top three hits.
+func citationCheck(t *testing.T, lib, pdfPath, slug string, from, to, stride int) (tried, found int) {
+	t.Helper()
+	// Lines that recur on several pages are running heads and margins,
+	// which the parser drops on purpose: passages come from the body.
+	pages := map[int]string{}
+	seen := map[string]int{}
+	for page := from; page <= to; page += stride {
+		out, err := exec.Command("pdftotext", "-f", fmt.Sprint(page), "-l", fmt.Sprint(page), pdfPath, "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[page] = string(out)
+		for _, l := range strings.Split(string(out), "\n") {
+			seen[strings.TrimSpace(l)]++
+		}
+	}
+	for page := from; page <= to; page += stride {
+		var body []string
+		for _, l := range strings.Split(pages[page], "\n") {
+			if seen[strings.TrimSpace(l)] < 2 {
+				body = append(body, l)
+			}
+		}
+		passage := bodyPassage(strings.Join(body, "\n"), 12)
+		if passage == "" {
+			continue
+		}
+		tried++
+		var hits []hitOut
+		okJSON(t, &hits, lib, "query", passage, "--book", slug, "--limit", "3")
+		ok := false
+		var got []string
+		for _, h := range hits {
+			if h.PageStart != nil {
+				got = append(got, fmt.Sprintf("%d-%d", *h.PageStart, pageEnd(h)))
+			}
+			if h.PageStart != nil && *h.PageStart <= page && page <= pageEnd(h) {
+				ok = true
+			}
+		}
+		if ok {
+			found++
+		} else {
+			t.Logf("page %d: %q came back on pages %v", page, passage, got)
+		}
+	}
+	return tried, found
+}
+
+func pageEnd(h hitOut) int {
+	if h.PageEnd != nil {
+		return *h.PageEnd
+	}
+	return *h.PageStart
+}
+
+// bodyPassage picks n consecutive words from the middle of a page's body
+// text: lines of prose, not page numbers, headers or tables.
+func bodyPassage(page string, n int) string {
+	var words []string
+	for _, line := range strings.Split(page, "\n") {
+		f := strings.Fields(line)
+		letters := 0
+		for _, w := range f {
+			if len(w) > 2 && strings.IndexFunc(w, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0 {
+				letters++
+			}
+		}
+		if len(f) >= 6 && letters*4 >= len(f)*3 {
+			words = append(words, f...)
+		}
+	}
+	if len(words) < 3*n {
+		return ""
+	}
+	mid := len(words)/2 - n/2
+	return strings.Join(words[mid:mid+n], " ")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -53,6 +54,7 @@ type app struct {
 	cfg *Config
 	log *slog.Logger
 	emb embed.Embedder // once connected
+	pdf *pdf.Extractor // once a PDF is met
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -63,6 +65,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if a.pdf != nil {
+		a.pdf.Close()
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -100,7 +105,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "grimoire",
 		Short: "Search your own books, from the terminal and from Claude",
-		Long: `grimoire keeps a folder of books (Markdown, plain text) in sync with one
+		Long: `grimoire keeps a folder of books (PDF, EPUB, Markdown, plain text) in sync with one
 local SQLite index and answers hybrid (full-text and vector) searches with
 exact citations. Nothing leaves your machine.`,
 		Version:       version,

@@ -12,6 +12,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -197,8 +198,18 @@ func (a *app) ingestOptions(emb embed.Embedder) ingest.Options {
 	return ingest.Options{
 		Chunking: ingest.Chunking{ChunkTokens: chunk, OverlapTokens: c.OverlapTokens, SectionSplitTokens: c.SectionSplitTokens},
 		Embedder: emb,
+		PDF:      a.pdfExtractor(),
 		Logger:   a.log,
 	}
+}
+
+// pdfExtractor is the process's one PDF extractor: PDFium starts on the
+// first PDF only, and then serves every run of a long-lived watch.
+func (a *app) pdfExtractor() *pdf.Extractor {
+	if a.pdf == nil {
+		a.pdf = pdf.NewExtractor(pdf.Options{Logger: a.log})
+	}
+	return a.pdf
 }
 
 // stderrIsTerminal reports whether progress may be drawn.
