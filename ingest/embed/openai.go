@@ -65,26 +65,6 @@ type OpenAI struct {
 
 var _ Embedder = (*OpenAI)(nil)
 
-// openAIHints returns what a client's errors say to do; has lists the
-// models the server has, when it said.
-func openAIHints(keyEnv string, has []string) remote.Hints {
-	h := remote.Hints{
-		Unreachable: "start the server, or check [embedding] url",
-		NotFound: "check [embedding] url: OpenAI-compatible servers serve the API under /v1 " +
-			"(LM Studio http://localhost:1234/v1, llama.cpp http://localhost:8080/v1, vLLM http://localhost:8000/v1)",
-		ModelNotFound: "check [embedding] model",
-	}
-	if len(has) > 0 {
-		h.ModelNotFound += fmt.Sprintf(" (the server has %s)", strings.Join(has, ", "))
-	}
-	if os.Getenv(keyEnv) == "" {
-		h.Unauthorized = fmt.Sprintf("the server wants an API key: set %s", keyEnv)
-	} else {
-		h.Unauthorized = fmt.Sprintf("the server refused the API key in %s", keyEnv)
-	}
-	return h
-}
-
 // NewOpenAI checks the server once and embeds a probe text to learn the
 // vector size, so that Info is exact. An unreachable server fails at once
 // with ErrUnreachable, a model the server does not have with
@@ -114,7 +94,7 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 	c, err := remote.New(remote.Options{
 		URL: o.URL, Server: "openai-compatible server", Timeout: o.Timeout, Retries: o.Retries,
 		Backoff: o.Backoff, MaxBackoff: o.MaxBackoff, HTTPClient: o.HTTPClient,
-		Logger: log, Header: header, Hints: openAIHints(o.APIKeyEnv, nil),
+		Logger: log, Header: header, Hints: remote.OpenAIHints("embedding", o.APIKeyEnv, nil),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("[embedding] url: %w", err)
@@ -140,7 +120,7 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 		}
 		o.Model = ids[0]
 	}
-	c = c.WithHints(openAIHints(o.APIKeyEnv, ids))
+	c = c.WithHints(remote.OpenAIHints("embedding", o.APIKeyEnv, ids))
 	limit := o.ContextLength
 	if m, ok := remote.FindOpenAIModel(models, o.Model); ok && limit <= 0 {
 		limit = m.MaxModelLen

@@ -64,24 +64,6 @@ type OpenAI struct {
 
 var _ Model = (*OpenAI)(nil)
 
-func openAIHints(keyEnv string, has []string) remote.Hints {
-	h := remote.Hints{
-		Unreachable: "start the server, or check [context] url",
-		NotFound: "check [context] url: OpenAI-compatible servers serve the API under /v1 " +
-			"(LM Studio http://localhost:1234/v1, llama.cpp http://localhost:8080/v1, vLLM http://localhost:8000/v1)",
-		ModelNotFound: "check [context] model",
-	}
-	if len(has) > 0 {
-		h.ModelNotFound += fmt.Sprintf(" (the server has %s)", strings.Join(has, ", "))
-	}
-	if os.Getenv(keyEnv) == "" {
-		h.Unauthorized = fmt.Sprintf("the server wants an API key: set %s", keyEnv)
-	} else {
-		h.Unauthorized = fmt.Sprintf("the server refused the API key in %s", keyEnv)
-	}
-	return h
-}
-
 // NewOpenAI checks the server once. When the server lists the model, nothing
 // is generated; when it does not (llama.cpp and LM Studio list models under
 // their own names), a one-token completion tells whether it has it. An
@@ -102,7 +84,7 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 		header.Set("Authorization", "Bearer "+key)
 	}
 	t := transport{o.Timeout, o.Retries, o.Backoff, o.MaxBackoff, o.HTTPClient, o.Logger}
-	c, err := remote.New(t.options(o.URL, "openai-compatible server", openAIHints(o.APIKeyEnv, nil), header))
+	c, err := remote.New(t.options(o.URL, "openai-compatible server", remote.OpenAIHints("context", o.APIKeyEnv, nil), header))
 	if err != nil {
 		return nil, fmt.Errorf("[context] url: %w", err)
 	}
@@ -124,7 +106,7 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 		}
 		o.Model = ids[0]
 	}
-	c = c.WithHints(openAIHints(o.APIKeyEnv, ids))
+	c = c.WithHints(remote.OpenAIHints("context", o.APIKeyEnv, ids))
 	m := &OpenAI{c: c, model: o.Model, maxTokens: o.MaxTokens, log: t.logger()}
 	listed, ok := remote.FindOpenAIModel(models, o.Model)
 	m.info = Info{Provider: "openai", Model: o.Model, ContextLength: o.ContextLength}

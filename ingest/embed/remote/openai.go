@@ -2,8 +2,11 @@ package remote
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"os"
 	"slices"
+	"strings"
 )
 
 // OpenAIModel is one entry of an OpenAI-compatible GET /models.
@@ -55,4 +58,25 @@ func OpenAIIDs(models []OpenAIModel) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// OpenAIHints says what to do about an OpenAI-compatible server's errors;
+// section names the configuration section ("embedding", "context") and has
+// lists the models the server has, when it said.
+func OpenAIHints(section, keyEnv string, has []string) Hints {
+	h := Hints{
+		Unreachable: fmt.Sprintf("start the server, or check [%s] url", section),
+		NotFound: fmt.Sprintf("check [%s] url: OpenAI-compatible servers serve the API under /v1 ", section) +
+			"(LM Studio http://localhost:1234/v1, llama.cpp http://localhost:8080/v1, vLLM http://localhost:8000/v1)",
+		ModelNotFound: fmt.Sprintf("check [%s] model", section),
+	}
+	if len(has) > 0 {
+		h.ModelNotFound += fmt.Sprintf(" (the server has %s)", strings.Join(has, ", "))
+	}
+	if os.Getenv(keyEnv) == "" {
+		h.Unauthorized = fmt.Sprintf("the server wants an API key: set %s", keyEnv)
+	} else {
+		h.Unauthorized = fmt.Sprintf("the server refused the API key in %s", keyEnv)
+	}
+	return h
 }
