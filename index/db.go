@@ -129,7 +129,6 @@ func OpenReader(ctx context.Context, path string) (*Reader, error) {
 		"mode=ro",
 		"_pragma=busy_timeout(10000)",
 		"_pragma=cache_size(-32000)",
-		"_pragma=mmap_size(268435456)",
 		"_pragma=query_only(1)",
 	))
 	if err != nil {
@@ -156,7 +155,7 @@ func (r *Reader) init(ctx context.Context) error {
 		return (&Error{Code: NotFound, Msg: "index " + r.path + " is empty"}).
 			WithHint("run `grimoire sync` to build it")
 	case v < SchemaVersion():
-		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s has schema version %d, this grimoire needs %d", r.path, v, SchemaVersion())}).
+		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s has schema version %d, this grimoire needs %d", r.path, v, SchemaVersion()), Err: ErrOutdated}).
 			WithHint("run `grimoire sync` once to upgrade it")
 	case v > SchemaVersion():
 		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s has schema version %d, newer than this grimoire (%d)", r.path, v, SchemaVersion())}).
@@ -164,6 +163,10 @@ func (r *Reader) init(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ErrOutdated is matched by errors.Is when a reader meets an index written
+// by an older grimoire; opening a writer upgrades it.
+var ErrOutdated = errors.New("older schema")
 
 func checkFTS5(ctx context.Context, db *sql.DB) error {
 	var ok bool

@@ -296,6 +296,12 @@ func (s *Searcher) ftsArm(ctx context.Context, phrasings []string, filter index.
 
 // vectorArm ranks each phrasing by cosine similarity.
 func (s *Searcher) vectorArm(ctx context.Context, phrasings []string, filter index.BookFilter, pool int) ([][]scored, error) {
+	if s.vecs.loadingFirst() {
+		// A server answers its first questions from full text while its
+		// vectors load (a second or two for 100,000 chunks) rather than
+		// making them wait.
+		return nil, nil
+	}
 	if err := s.vecs.refresh(ctx, s.db, s.opts.Dim); err != nil {
 		return nil, err
 	}

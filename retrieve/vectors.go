@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/grimoire-search/grimoire/index"
 )
@@ -23,7 +24,14 @@ type vectorIndex struct {
 	lastID int64
 	gen    string
 	loaded bool
+	// loading is set while the first load runs, so that searches in the
+	// meantime can go on without vectors instead of waiting.
+	loading atomic.Bool
 }
+
+// loadingFirst reports whether the first load is under way; it never
+// waits for it.
+func (v *vectorIndex) loadingFirst() bool { return v.loading.Load() }
 
 // refresh brings the slab up to date with the index: new rows are appended;
 // when rows may have been removed (the generation changed) everything is
@@ -35,9 +43,14 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 	}
 	v.mu.RLock()
 	current := v.loaded && v.gen == gen && v.lastID >= maxID && v.dim == dim
+	first := !v.loaded
 	v.mu.RUnlock()
 	if current {
 		return nil
+	}
+	if first {
+		v.loading.Store(true)
+		defer v.loading.Store(false)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()

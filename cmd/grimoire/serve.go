@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -66,6 +68,9 @@ func (a *app) serve(ctx context.Context, httpAddr string, watch bool) error {
 			a.log.Warn("loading vectors", "err", err)
 			return
 		}
+		// Loading copies every vector out of SQLite once; give that
+		// garbage back now rather than keep the peak for the server's life.
+		debug.FreeOSMemory()
 		a.log.Info("vectors loaded", "took", time.Since(start))
 	}()
 	srv := mcp.New(lib, mcp.Options{Version: version, Roots: a.cfg.Library, Logger: a.log})
@@ -95,8 +100,8 @@ func loopbackDefault(addr string) (string, error) {
 }
 
 // waitForIndex makes sure there is an index to read: when none exists yet,
-// it creates an empty one (if no other process is writing) or waits for the
-// writer that is creating it.
+// or an older grimoire wrote it, it creates or upgrades it (if no other
+// process is writing) or waits for the writer that is doing so.
 func (a *app) waitForIndex(ctx context.Context) error {
 	for {
 		if _, err := os.Stat(a.cfg.DBPath); err == nil {
@@ -105,7 +110,7 @@ func (a *app) waitForIndex(ctx context.Context) error {
 				r.Close()
 				return nil
 			}
-			if index.CodeOf(err) != index.NotFound {
+			if index.CodeOf(err) != index.NotFound && !errors.Is(err, index.ErrOutdated) {
 				return err
 			}
 		}
