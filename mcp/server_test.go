@@ -184,6 +184,17 @@ func TestEveryTool(t *testing.T) {
 		t.Errorf("text rendering: %s", text)
 	}
 	hit := sr.Results[0]
+	var nm struct {
+		NoMatch bool `json:"no_match"`
+	}
+	f.mustCall(t, "search", map[string]any{"query": "fog horn interval"}, &nm)
+	if nm.NoMatch {
+		t.Error("no_match for a question the library answers")
+	}
+	text = f.mustCall(t, "search", map[string]any{"query": "quantum chromodynamics in gluon plasma"}, &nm)
+	if !nm.NoMatch || !strings.Contains(text, "does not hold the answer") {
+		t.Errorf("no_match not set for an unrelated question: %s", text)
+	}
 
 	var nb retrieve.NeighborsView
 	f.mustCall(t, "read_chunk_neighbors", map[string]any{"book": hit.Book, "chunk_index": hit.ChunkIndex, "before": 1, "after": 1}, &nb)

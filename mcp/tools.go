@@ -44,6 +44,9 @@ type searchArgs struct {
 type searchResult struct {
 	Query   string             `json:"query"`
 	Results []retrieve.HitView `json:"results"`
+	// NoMatch says that no passage holds most of the question's
+	// distinctive words: the library probably does not answer it.
+	NoMatch bool `json:"no_match"`
 }
 
 type neighborsArgs struct {
@@ -74,7 +77,7 @@ func (s *Server) addTools() {
 		mcpgo.NewTypedToolHandler(s.section))
 
 	s.mcp.AddTool(tool("search", "Search the library",
-		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and semantic vectors, fused by reciprocal rank fusion. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
+		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and semantic vectors, fused by reciprocal rank fusion. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when even the best passage covers little of the question, which means the library probably does not answer it: say so rather than stretching the passages. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
 		mcpgo.WithInputSchema[searchArgs](), mcpgo.WithOutputSchema[searchResult]()),
 		mcpgo.NewTypedToolHandler(s.search))
 
@@ -154,8 +157,12 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 		return s.toolError("search", err), nil
 	}
 	var b strings.Builder
-	if len(hits) == 0 {
+	noMatch := retrieve.NoMatchViews(hits)
+	switch {
+	case len(hits) == 0:
 		b.WriteString("No passages match. Try other words, or list_books to see what the library holds.\n")
+	case noMatch:
+		b.WriteString("No passage matches the question well: the library probably does not hold the answer. The closest passages follow; do not present them as an answer.\n\n")
 	}
 	for i, h := range hits {
 		fmt.Fprintf(&b, "[%d] %s\n    book=%s chapter_index=%d section_index=%d chunk_index=%d score=%.4f\n    %s\n\n",
@@ -164,7 +171,7 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 	if hits == nil {
 		hits = []retrieve.HitView{}
 	}
-	return result(searchResult{Query: text, Results: hits}, b.String()), nil
+	return result(searchResult{Query: text, Results: hits, NoMatch: noMatch}, b.String()), nil
 }
 
 func (s *Server) neighbors(ctx context.Context, _ mcpgo.CallToolRequest, a neighborsArgs) (*mcpgo.CallToolResult, error) {

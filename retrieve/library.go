@@ -212,6 +212,20 @@ type HitView struct {
 	Context        string   `json:"context,omitempty"`
 	Score          float64  `json:"score"`
 	Scores         Scores   `json:"scores"`
+	// Coverage is the share (0–1) of the question's distinctive words that
+	// the passage holds; below NoMatchCoverage the library probably holds
+	// nothing that answers it.
+	Coverage float64 `json:"coverage"`
+}
+
+// NoMatchViews reports whether hits hold nothing that answers the question
+// (see NoMatch).
+func NoMatchViews(hits []HitView) bool {
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, h.Coverage)
+	}
+	return best < NoMatchCoverage
 }
 
 // Scores are each arm's view of a hit.
@@ -237,7 +251,7 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 			PageLabelStart: pageLabel(h.Book, h.PageStart), PageLabelEnd: pageLabel(h.Book, h.PageEnd),
 			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
 			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
-			Text:     h.Text, Context: h.Context, Score: h.Score,
+			Text:     h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
 			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore},
 		}
 	}

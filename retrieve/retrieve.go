@@ -8,6 +8,7 @@ package retrieve
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -113,6 +114,9 @@ type Hit struct {
 	VectorRank  int
 	FTSScore    float64
 	VectorScore float64
+	// Coverage is the share (0–1) of the question's distinctive words that
+	// the passage holds; see NoMatch.
+	Coverage float64
 }
 
 // Searcher runs searches. Safe for concurrent use.
@@ -271,7 +275,113 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		h.Hit = l
 		out = append(out, h)
 	}
+	if err := s.scoreCoverage(ctx, phrasings, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// NoMatchCoverage is the coverage below which the best hit is taken to be
+// noise: the library holds nothing that answers the question. Fused RRF
+// scores cannot say this (they look alike whatever matched); coverage is
+// computed from what the passages contain. Measured with the best of the
+// top 10: SciFact's 153 dev claims fire it on SciFact 5 % of the time and
+// on a library of novels, manuals and textbooks 88 %; 20 questions about
+// those books fire it on the books never and on SciFact 60 %.
+const NoMatchCoverage = 0.35
+
+// NoMatch reports whether hits, best first, hold nothing that answers the
+// question they were found for.
+func NoMatch(hits []Hit) bool {
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, h.Coverage)
+	}
+	return best < NoMatchCoverage
+}
+
+// scoreCoverage sets each hit's Coverage: the share of the question's words,
+// weighted by how rare they are in the library (IDF), that the passage
+// holds, for the phrasing it covers best. A word counts as held when the
+// passage has it or a word of the same stem (a shared beginning of all but
+// the last two letters, at least four).
+func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits []Hit) error {
+	if len(hits) == 0 {
+		return nil
+	}
+	n, err := s.chunkCount(ctx)
+	if err != nil {
+		return err
+	}
+	type weighted struct {
+		word string
+		idf  float64
+	}
+	var asks [][]weighted
+	for _, p := range phrasings {
+		words := queryWords(p)
+		var lookup []string
+		for _, w := range words {
+			f := foldTerm(w)
+			lookup = append(lookup, f, strings.TrimSuffix(f, "s"))
+		}
+		df, err := s.termDocs(ctx, lookup)
+		if err != nil {
+			return err
+		}
+		var ws []weighted
+		for _, w := range words {
+			f := foldTerm(w)
+			d := float64(max(df[f], df[strings.TrimSuffix(f, "s")]))
+			ws = append(ws, weighted{f, math.Log(1 + (float64(n)-d+0.5)/(d+0.5))})
+		}
+		asks = append(asks, ws)
+	}
+	for i := range hits {
+		h := &hits[i]
+		have := make(map[string]bool)
+		for _, t := range queryWords(h.Heading + " " + h.Context + " " + h.Text) {
+			have[foldTerm(t)] = true
+		}
+		for _, ws := range asks {
+			var got, all float64
+			for _, w := range ws {
+				all += w.idf
+				if holds(have, w.word) {
+					got += w.idf
+				}
+			}
+			if all > 0 {
+				h.Coverage = max(h.Coverage, got/all)
+			}
+		}
+	}
+	return nil
+}
+
+// holds reports whether a passage's words include w or a word of the same
+// stem: one without a plural s, or one sharing a beginning of at least four
+// letters that covers all but the last two of the shorter word ("hunt" and
+// "hunting", "cell" and "cells", "nation" and "national").
+func holds(have map[string]bool, w string) bool {
+	if have[w] || have[strings.TrimSuffix(w, "s")] || have[w+"s"] {
+		return true
+	}
+	wr := []rune(w)
+	if len(wr) < 4 {
+		return false
+	}
+	for t := range have {
+		tr := []rune(t)
+		n := 0
+		for n < len(wr) && n < len(tr) && wr[n] == tr[n] {
+			n++
+		}
+		if n >= 4 && n >= min(len(wr), len(tr))-2 {
+			return true
+		}
+	}
+	return false
 }
 
 // ftsArm ranks each phrasing with BM25.

@@ -323,3 +323,22 @@ func FuzzSearch(f *testing.F) {
 		}
 	})
 }
+
+func TestCoverageAndNoMatch(t *testing.T) {
+	w := newIndex(t, library())
+	s := New(&w.DB, nil, Options{Mode: FTS})
+	hits := search(t, s, Query{Text: "Owls hunt mice at night"})
+	if len(hits) == 0 || hits[0].Coverage < 0.99 || NoMatch(hits) {
+		t.Fatalf("exact sentence: %+v", hits)
+	}
+	// Stems count: "hunting" holds for "hunt"? No: "hunting" is in the
+	// question, "hunt" in the passage; a shared stem of 5 letters.
+	hits = search(t, s, Query{Text: "owls hunting mice"})
+	if len(hits) == 0 || hits[0].Coverage < 0.99 {
+		t.Errorf("inflected question: coverage %v", hits[0].Coverage)
+	}
+	hits = search(t, s, Query{Text: "quantum chromodynamics of owls in gluon plasma"})
+	if !NoMatch(hits) {
+		t.Errorf("unrelated question: coverage %v", hits[0].Coverage)
+	}
+}

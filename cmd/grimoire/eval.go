@@ -235,13 +235,17 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 					return fmt.Sprintf("%s#%d", h.Book, h.ChapterIndex)
 				}
 			}
+			if len(rel) == 0 {
+				hits, err := lb.Search(ctx, retrieve.Query{Text: g.Query, Mode: mode, Limit: 10})
+				if err != nil && index.CodeOf(err) != index.Invalid {
+					return nil, err
+				}
+				acc.AddNegative(retrieve.NoMatchViews(hits))
+				continue
+			}
 			ranking, err := rankDocs(ctx, lb, g.Query, mode, 100, keyOf)
 			if err != nil {
 				return nil, err
-			}
-			if len(rel) == 0 {
-				acc.AddNegative(len(ranking) == 0)
-				continue
 			}
 			acc.Add(ranking, rel)
 		}

@@ -37,6 +37,10 @@ phrasings of the same question with --also; they are fused with TEXT.`,
 				fmt.Fprintln(a.stdout, "no matches")
 				return nil
 			}
+			if retrieve.NoMatchViews(hits) {
+				fmt.Fprintln(a.stdout, "Nothing in the library matches this well; the closest passages:")
+				fmt.Fprintln(a.stdout)
+			}
 			for i, h := range hits {
 				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n   %s\n\n", i+1, h.Citation, h.Path, h.Book, h.ChunkIndex, h.Score, indent(clip(oneLine(h.Text), 400)))
 			}
