@@ -94,6 +94,20 @@ func (a *app) printStatus(v retrieve.StatusView) {
 	} else {
 		fmt.Fprintf(w, "writer    none running\n")
 	}
+	if ws := v.Watch; ws != nil {
+		scan := "not yet"
+		if !ws.LastFullScan.IsZero() {
+			scan = ws.LastFullScan.Local().Format(time.DateTime)
+		}
+		fmt.Fprintf(w, "watching  %d folders; last full scan %s; %d changes queued", ws.Watched, scan, ws.Queue)
+		if ws.Ingesting != "" {
+			fmt.Fprintf(w, "; ingesting %q", ws.Ingesting)
+		}
+		fmt.Fprintln(w)
+		if ws.Degraded != "" {
+			fmt.Fprintf(w, "          %s\n", ws.Degraded)
+		}
+	}
 	if r := v.LastSync; r != nil {
 		c := r.Counters
 		fmt.Fprintf(w, "last sync %s (%s, %.1fs): %d scanned, %d hashed, %d new, %d changed, %d moved, %d removed, %d ingested, %d pruned, %d failed\n",

@@ -1,0 +1,107 @@
+package syncer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/reconcile"
+	"github.com/grimoire-search/grimoire/watcher"
+)
+
+func setup(t *testing.T) (string, *index.Writer, Options) {
+	t.Helper()
+	lib := t.TempDir()
+	w, err := index.OpenWriter(context.Background(), filepath.Join(t.TempDir(), "g.db"), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	opts := Options{
+		Reconcile: reconcile.Options{Roots: []string{lib}, TypeOf: ingest.SourceType, RacyWindow: time.Millisecond},
+		Ingest:    ingest.Options{Embedder: embed.NewBuiltin()},
+		Watch:     watcher.Options{Debounce: 50 * time.Millisecond, RescanInterval: time.Hour},
+	}
+	return lib, w, opts
+}
+
+func TestSyncRecordsTheRun(t *testing.T) {
+	lib, w, opts := setup(t)
+	os.WriteFile(filepath.Join(lib, "a.md"), []byte("# A\n\nalpha beta\n"), 0o644)
+	os.WriteFile(filepath.Join(lib, "b.txt"), []byte("gamma delta\n"), 0o644)
+	run, err := Sync(context.Background(), w, opts, "sync", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.New != 2 || run.Ingested != 2 || run.Finished.Before(run.Started) {
+		t.Errorf("run %+v", run)
+	}
+	last, err := w.LastRun(context.Background())
+	if err != nil || last == nil || last.Ingested != 2 || last.Kind != "sync" {
+		t.Errorf("recorded run %+v, %v", last, err)
+	}
+}
+
+func TestInterruptedSyncIsRecorded(t *testing.T) {
+	lib, w, opts := setup(t)
+	for _, n := range []string{"a", "b", "c"} {
+		os.WriteFile(filepath.Join(lib, n+".md"), []byte("# "+n+"\n\nalpha\n"), 0o644)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	// Interrupted as ingest starts: the reconcile's work is done.
+	opts.Ingest.Progress = func(ingest.Progress) { cancel() }
+	if _, err := Sync(ctx, w, opts, "sync", nil); err == nil {
+		t.Fatal("an interrupted sync reported success")
+	}
+	last, err := w.LastRun(context.Background())
+	if err != nil || last == nil || last.New != 3 {
+		t.Fatalf("the interrupted run was not recorded: %+v, %v", last, err)
+	}
+}
+
+func TestWatchPicksUpAFileAndStops(t *testing.T) {
+	lib, w, opts := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Watch(ctx, w, opts) }()
+	deadline := time.Now().Add(20 * time.Second)
+	wrote := false
+	for time.Now().Before(deadline) {
+		s, err := w.Status(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.LastRun != nil && !wrote {
+			// The initial scan is done: drop a book in.
+			os.WriteFile(filepath.Join(lib, "new.md"), []byte("# New\n\nfresh words\n"), 0o644)
+			wrote = true
+		}
+		if s.Ready == 1 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s, _ := w.Status(context.Background()); s.Ready != 1 {
+		t.Fatalf("the new book was not ingested: %+v", s)
+	}
+	if ws, err := w.WatchState(context.Background()); err != nil || ws == nil || ws.LastFullScan.IsZero() {
+		t.Errorf("watch state %+v, %v", ws, err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Watch did not return after cancel")
+	}
+	if ws, _ := w.WatchState(context.Background()); ws != nil {
+		t.Errorf("watch state left behind: %+v", ws)
+	}
+}
