@@ -164,6 +164,12 @@ CREATE TABLE embedding_next (
 `,
 	// 4: the printed page names of paged books ("iv", "12"), for citations.
 	`ALTER TABLE book ADD COLUMN page_labels TEXT NOT NULL DEFAULT '[]';`,
+	// 5: the chunks a stage works on next, in book order, without a sort
+	// of all the book's chunks for every batch.
+	`
+DROP INDEX chunk_state;
+CREATE INDEX chunk_state ON chunk(book_id, state, idx);
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.
