@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
@@ -598,6 +599,16 @@ func (s *Searcher) checkStats(ctx context.Context) error {
 
 // foldTerm lowers and strips diacritics like the FTS5 tokenizer does.
 func foldTerm(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(w) // nothing to fold, and no transform to build
+	}
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
 	f, _, err := transform.String(t, strings.ToLower(w))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -12,13 +13,19 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 )
 
-// vectorIndex holds every stored embedding in one contiguous float32 slab,
-// loaded once and then extended with new rows, and scans it brute force.
+// vectorIndex holds every stored embedding in one contiguous slab, loaded
+// once and then extended with new rows, and scans it brute force. Vectors
+// are kept as 8-bit integers with one scale each: a quarter of the memory of
+// float32 (51 MB instead of 205 MB for 100,000 vectors of 512 dimensions)
+// and as fast to scan in Go, at the cost of a cosine error of about 0.001,
+// which leaves the top 50 as good as unchanged (see TestQuantizedRecall).
 // Safe for concurrent use.
 type vectorIndex struct {
 	mu     sync.RWMutex
 	dim    int
-	vecs   []float32
+	vecs   []int8    // len(chunks) × dim
+	scales []float32 // one per vector: its largest |component| / 127
+	tmp    []float32 // decode buffer
 	chunks []int64
 	books  []int64
 	lastID int64
@@ -55,14 +62,18 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.loaded || v.gen != gen || v.dim != dim {
-		v.vecs, v.chunks, v.books, v.lastID = v.vecs[:0], v.chunks[:0], v.books[:0], 0
+		v.vecs, v.scales, v.chunks, v.books, v.lastID = v.vecs[:0], v.scales[:0], v.chunks[:0], v.books[:0], 0
 	}
 	v.dim = dim
 	// Size the slab once: growing it row by row copies it over and over.
 	if n, err := db.CountVectors(ctx, v.lastID); err == nil {
 		v.vecs = slices.Grow(v.vecs, n*dim)
+		v.scales = slices.Grow(v.scales, n)
 		v.chunks = slices.Grow(v.chunks, n)
 		v.books = slices.Grow(v.books, n)
+	}
+	if len(v.tmp) != dim {
+		v.tmp = make([]float32, dim)
 	}
 	bad := 0
 	err = db.Vectors(ctx, v.lastID, func(r index.VectorRow) error {
@@ -71,9 +82,10 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 			bad++
 			return nil
 		}
+		index.DecodeVector(v.tmp, r.Vec)
 		n := len(v.vecs)
 		v.vecs = slices.Grow(v.vecs, dim)[:n+dim]
-		index.DecodeVector(v.vecs[n:n+dim], r.Vec)
+		v.scales = append(v.scales, quantize(v.vecs[n:n+dim], v.tmp))
 		v.chunks = append(v.chunks, r.ChunkID)
 		v.books = append(v.books, r.BookID)
 		return nil
@@ -150,7 +162,7 @@ func (v *vectorIndex) scan(q []float32, allowed func(int64) bool, k, lo, hi int)
 		if !lastOK {
 			continue
 		}
-		s := dot(q, v.vecs[i*dim:(i+1)*dim])
+		s := v.scales[i] * dot8(q, v.vecs[i*dim:(i+1)*dim])
 		if len(h) < k || s > h[0].score {
 			h.offer(scored{chunk: v.chunks[i], book: b, score: s}, k)
 		}
@@ -158,23 +170,43 @@ func (v *vectorIndex) scan(q []float32, allowed func(int64) bool, k, lo, hi int)
 	return h
 }
 
-// dot is the inner product with four accumulators, which lets the CPU
-// overlap the multiply-adds.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
+// quantize writes x scaled to 8-bit integers into q and returns the scale
+// that undoes it.
+func quantize(q []int8, x []float32) float32 {
+	var m float32
+	for _, f := range x {
+		m = max(m, f, -f)
+	}
+	if m == 0 {
+		clear(q)
+		return 0
+	}
+	s := m / 127
+	inv := 1 / s
+	for i, f := range x {
+		q[i] = int8(math.Round(float64(f * inv)))
+	}
+	return s
+}
+
+// dot8 is the inner product of a float query and an 8-bit vector, with four
+// accumulators.
+func dot8(q []float32, d []int8) float32 {
+	d = d[:len(q)]
 	var s0, s1, s2, s3 float32
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+	for ; i+4 <= len(q); i += 4 {
+		s0 += q[i] * float32(d[i])
+		s1 += q[i+1] * float32(d[i+1])
+		s2 += q[i+2] * float32(d[i+2])
+		s3 += q[i+3] * float32(d[i+3])
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	for ; i < len(q); i++ {
+		s0 += q[i] * float32(d[i])
 	}
 	return s0 + s1 + s2 + s3
 }
+
 
 // topK is a min-heap of the best k scores seen.
 type topK []scored
