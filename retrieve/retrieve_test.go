@@ -384,7 +384,6 @@ func TestDot8(t *testing.T) {
 	}
 }
 
-
 func FuzzSearch(f *testing.F) {
 	for _, s := range []string{"owls", `"unbalanced`, "a AND (b OR", "NEAR(x y, 3)", "col:term", "*", "^owls", "世界", "\x00\xff", strings.Repeat("é", 500)} {
 		f.Add(s)

@@ -207,7 +207,6 @@ func dot8(q []float32, d []int8) float32 {
 	return s0 + s1 + s2 + s3
 }
 
-
 // topK is a min-heap of the best k scores seen.
 type topK []scored
 
