@@ -381,3 +381,35 @@ func TestKillDuringContextualizing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestInit(t *testing.T) {
+	dir := t.TempDir()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	out := ok(t, dir, "init", ".", "--ollama-url", closed)
+	if !strings.Contains(out, "keeping the built-in embedder") {
+		t.Errorf("init without Ollama: %s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "grimoire.toml"))
+	if err != nil || !strings.Contains(string(data), `provider = "builtin"`) || !strings.Contains(string(data), `library = ["."]`) {
+		t.Fatalf("grimoire.toml: %v\n%s", err, data)
+	}
+	if r := grimoire(t, dir, "init", ".", "--ollama-url", closed); r.code != exitConflict {
+		t.Errorf("init over an existing file: exit %d", r.code)
+	}
+	// The written file is a working configuration.
+	writeFile(t, filepath.Join(dir, "a.md"), "# A\n\nalpha\n")
+	ok(t, dir, "sync")
+
+	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
+	dir2 := t.TempDir()
+	out = ok(t, dir2, "init", "--yes", "--ollama-url", f.URL)
+	data, _ = os.ReadFile(filepath.Join(dir2, "grimoire.toml"))
+	if !strings.Contains(string(data), `provider = "ollama"`) || !strings.Contains(string(data), `model = "nomic-embed-text"`) || !strings.Contains(string(data), f.URL) {
+		t.Errorf("init with Ollama wrote:\n%s\n(out: %s)", data, out)
+	}
+	if !strings.Contains(string(data), "[context]\n# Chunk context for search: \"none\" (the heading path), \"ollama\" or \"openai\" (LLM Contextual Retrieval).\nprovider = \"none\"") {
+		t.Errorf("init turned on contexts without asking:\n%s", data)
+	}
+}
