@@ -209,19 +209,29 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		return h
 	}
-	// The arms run side by side: full-text search keeps one core busy in
-	// SQLite while the vector scan uses the others.
-	var wg sync.WaitGroup
 	var ftsLists [][]index.FTSHit
 	var vecLists [][]scored
 	var ftsErr, vecErr error
-	if mode == FTS || mode == Hybrid {
-		wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool) })
+	if mode == Hybrid && len(phrasings) == 1 && s.vectorCannotReorder(limit) {
+		// The vector arm weighs too little to change the first limit
+		// places whenever full text fills them: ask it only when it does
+		// not (a misspelled or foreign question).
+		ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool)
+		if ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < limit) {
+			vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool)
+		}
+	} else {
+		// The arms run side by side: full-text search keeps one core busy
+		// in SQLite while the vector scan uses the others.
+		var wg sync.WaitGroup
+		if mode == FTS || mode == Hybrid {
+			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool) })
+		}
+		if mode == Vector || mode == Hybrid {
+			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool) })
+		}
+		wg.Wait()
 	}
-	if mode == Vector || mode == Hybrid {
-		wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool) })
-	}
-	wg.Wait()
 	if ftsErr != nil {
 		return nil, ftsErr
 	}
@@ -383,6 +393,18 @@ func holds(have map[string]bool, w string) bool {
 		}
 	}
 	return false
+}
+
+// vectorCannotReorder reports whether the vector arm's weight is too small
+// to change the order of the first limit full-text hits: its largest
+// contribution, w/(k+1), is below the smallest gap between the RRF scores of
+// two neighbouring ranks up to limit+1, 1/((k+limit)(k+limit+1)); and a hit
+// only the vector arm finds scores less than any of those. The built-in
+// embedder's automatic weight of 0.01 qualifies up to limit 10.
+func (s *Searcher) vectorCannotReorder(limit int) bool {
+	k := s.opts.RRFK
+	w := s.opts.VectorWeight / s.opts.FTSWeight
+	return s.opts.FTSWeight > 0 && w/(k+1) < 1/((k+float64(limit))*(k+float64(limit)+1))
 }
 
 // ftsArm ranks each phrasing with BM25.
