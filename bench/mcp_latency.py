@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Start `grimoire serve` on an index and time its MCP answers over stdio:
+when initialize and the first search are answered, then the search latency
+once the vectors are loaded, and the server's memory.
+
+usage: mcp_latency.py GRIMOIRE CONFIG [SEARCHES]"""
+import json, subprocess, sys, time
+
+binary, config = sys.argv[1], sys.argv[2]
+n = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+t0 = time.time()
+p = subprocess.Popen([binary, "--config", config, "serve"], stdin=subprocess.PIPE,
+                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+def send(m):
+    p.stdin.write((json.dumps(m) + "\n").encode())
+    p.stdin.flush()
+
+def wait(i):
+    while True:
+        m = json.loads(p.stdout.readline())
+        if m.get("id") == i:
+            return m
+
+def search(i, q):
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+          "params": {"name": "search", "arguments": {"query": q}}})
+    return wait(i)
+
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+wait(1)
+t_init = time.time() - t0
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+search(2, "w1 w2k w3z w1b9 w7x")
+t_first = time.time() - t0
+time.sleep(5)  # let the vectors load
+lat = []
+for i in range(n):
+    s = time.time()
+    search(10 + i, "w1 w2k w%d w1b%d w7x" % (i, i % 9))
+    lat.append(time.time() - s)
+status = open("/proc/%d/status" % p.pid).read().splitlines()
+rss = [l for l in status if l.startswith("VmRSS")][0].split()[1]
+hwm = [l for l in status if l.startswith("VmHWM")][0].split()[1]
+p.kill()
+lat.sort()
+print("initialize answered %.2f s after start, first search %.2f s; then search p50 %.1f ms, p90 %.1f ms (n=%d); RSS %d MB, peak %d MB"
+      % (t_init, t_first, 1000 * lat[len(lat) // 2], 1000 * lat[int(len(lat) * 0.9)], n, int(rss) // 1024, int(hwm) // 1024))
