@@ -199,3 +199,31 @@ func normalize(v []float32) error {
 	}
 	return nil
 }
+
+// served is what the server-backed embedders share: their prefixes, their
+// batcher and what the probe learned of the model.
+type served struct {
+	pre  Prefixes
+	b    batcher
+	info Info
+}
+
+// Info implements Embedder. For Ollama, Model is the name without
+// ":latest", so that "nomic-embed-text" and "nomic-embed-text:latest" stamp
+// the same.
+func (e *served) Info() Info { return e.info }
+
+// Prefixes returns the query and document prefixes the embedder applies.
+func (e *served) Prefixes() Prefixes { return e.pre }
+
+// EmbedDocuments implements Embedder. A text longer than the model's
+// context fails the call with a *TooLongError naming it.
+func (e *served) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.b.embed(ctx, texts, e.pre.Document)
+}
+
+// EmbedQuery implements Embedder. A query without any text gets the zero
+// vector; the caller should skip the vector arm for it.
+func (e *served) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	return e.b.embedQuery(ctx, text, e.pre.Query)
+}

@@ -60,9 +60,7 @@ type Ollama struct {
 	c      *remote.Client
 	model  string // as sent to the server
 	numCtx int    // sent as options.num_ctx; 0 to leave Ollama's
-	pre    Prefixes
-	b      batcher
-	info   Info
+	served
 }
 
 var _ Embedder = (*Ollama)(nil)
@@ -132,7 +130,7 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 			fmt.Sprintf("%q is not an embedding model (it can: %s)", o.Model, strings.Join(show.Capabilities, ", ")),
 			"set [embedding] model to an embedding model, such as nomic-embed-text ('ollama pull nomic-embed-text')")
 	}
-	e := &Ollama{c: c, model: m.Name, pre: resolvePrefixes(o.Model, o.Prefixes)}
+	e := &Ollama{c: c, model: m.Name, served: served{pre: resolvePrefixes(o.Model, o.Prefixes)}}
 	limit := o.ContextLength
 	switch {
 	case limit > 0:
@@ -159,25 +157,6 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 		ContextLength: limit,
 	}
 	return e, nil
-}
-
-// Info implements Embedder. Model is the name without ":latest", so that
-// "nomic-embed-text" and "nomic-embed-text:latest" stamp the same.
-func (e *Ollama) Info() Info { return e.info }
-
-// Prefixes returns the query and document prefixes the embedder applies.
-func (e *Ollama) Prefixes() Prefixes { return e.pre }
-
-// EmbedDocuments implements Embedder. A text longer than the model's
-// context fails the call with a *TooLongError naming it.
-func (e *Ollama) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	return e.b.embed(ctx, texts, e.pre.Document)
-}
-
-// EmbedQuery implements Embedder. A query without any text gets the zero
-// vector; the caller should skip the vector arm for it.
-func (e *Ollama) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	return e.b.embedQuery(ctx, text, e.pre.Query)
 }
 
 type ollamaEmbedRequest struct {

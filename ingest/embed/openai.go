@@ -58,9 +58,7 @@ type OpenAIOptions struct {
 type OpenAI struct {
 	c     *remote.Client
 	model string
-	pre   Prefixes
-	b     batcher
-	info  Info
+	served
 }
 
 var _ Embedder = (*OpenAI)(nil)
@@ -125,7 +123,7 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 	if m, ok := remote.FindOpenAIModel(models, o.Model); ok && limit <= 0 {
 		limit = m.MaxModelLen
 	}
-	e := &OpenAI{c: c, model: o.Model, pre: resolvePrefixes(o.Model, o.Prefixes)}
+	e := &OpenAI{c: c, model: o.Model, served: served{pre: resolvePrefixes(o.Model, o.Prefixes)}}
 	e.b = batcher{size: o.BatchSize, limit: limit, send: e.request}
 	vs, err := e.b.embed(ctx, []string{"grimoire"}, e.pre.Document)
 	if err != nil {
@@ -134,24 +132,6 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 	e.b.dim = len(vs[0])
 	e.info = Info{Provider: "openai", Model: o.Model, Dim: e.b.dim, Prefix: e.pre.Scheme, ContextLength: limit}
 	return e, nil
-}
-
-// Info implements Embedder.
-func (e *OpenAI) Info() Info { return e.info }
-
-// Prefixes returns the query and document prefixes the embedder applies.
-func (e *OpenAI) Prefixes() Prefixes { return e.pre }
-
-// EmbedDocuments implements Embedder. A text longer than the model's
-// context fails the call with a *TooLongError naming it.
-func (e *OpenAI) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	return e.b.embed(ctx, texts, e.pre.Document)
-}
-
-// EmbedQuery implements Embedder. A query without any text gets the zero
-// vector; the caller should skip the vector arm for it.
-func (e *OpenAI) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	return e.b.embedQuery(ctx, text, e.pre.Query)
 }
 
 type openAIEmbedRequest struct {
