@@ -19,7 +19,7 @@ type rawPage struct {
 	box   [4]float64
 	frags []fragment
 	// unmapped are the characters PDFium could not map, which the
-	// placeholders in frags stand for; fonts names their fonts.
+	// stand-ins in frags stand for; fonts names their fonts.
 	unmapped []unmappedChar
 	fonts    []string
 	// chars counts the page's characters, mapped those with Unicode that
@@ -426,9 +426,9 @@ func readPage(ctx context.Context, d *pdfium.Document, index, maxChars int, buf 
 	fontIdx := map[string]int{}
 	for i := range chars {
 		c := &chars[i]
-		if isPlaceholder(c.Rune) {
-			// Private-use characters of the planes placeholders use carry
-			// nothing searchable; they must not pass for placeholders.
+		if isStandIn(c.Rune) {
+			// Private-use characters of the planes stand-ins use carry
+			// nothing searchable; they must not pass for stand-ins.
 			c.Rune = -1
 			continue
 		}
@@ -449,7 +449,7 @@ func readPage(ctx context.Context, d *pdfium.Document, index, maxChars int, buf 
 			pg.fonts = append(pg.fonts, name)
 		}
 		pg.unmapped = append(pg.unmapped, unmappedChar{font: k, code: uint32(c.Rune)})
-		c.Rune = placeholder(len(pg.unmapped) - 1)
+		c.Rune = standIn(len(pg.unmapped) - 1)
 	}
 	pg.frags = buildFragments(chars)
 	for i := range pg.frags {

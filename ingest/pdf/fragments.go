@@ -40,40 +40,40 @@ type fragment struct {
 	bold, mono bool
 }
 
-// Placeholders stand for characters PDFium could not map to Unicode: the
+// Stand-ins stand for characters PDFium could not map to Unicode: the
 // rune indexes the page's list of such characters (font and raw code), so
 // that the fonts' own maps, read by pdfcpu, can replace them once known.
 // They use the supplementary private use planes, which no text of ours
 // needs.
 const (
-	placeholderA    = 0xF0000
-	placeholderAEnd = 0xFFFFD
-	placeholderB    = 0x100000
-	placeholderBEnd = 0x10FFFD
-	maxPlaceholders = (placeholderAEnd - placeholderA + 1) + (placeholderBEnd - placeholderB + 1)
+	standInA    = 0xF0000
+	standInAEnd = 0xFFFFD
+	standInB    = 0x100000
+	standInBEnd = 0x10FFFD
+	maxStandIns = (standInAEnd - standInA + 1) + (standInBEnd - standInB + 1)
 )
 
-func placeholder(k int) rune {
+func standIn(k int) rune {
 	switch {
-	case k < 0 || k >= maxPlaceholders:
+	case k < 0 || k >= maxStandIns:
 		return -1
-	case k <= placeholderAEnd-placeholderA:
-		return rune(placeholderA + k)
+	case k <= standInAEnd-standInA:
+		return rune(standInA + k)
 	}
-	return rune(placeholderB + k - (placeholderAEnd - placeholderA + 1))
+	return rune(standInB + k - (standInAEnd - standInA + 1))
 }
 
-func placeholderIndex(r rune) int {
+func standInIndex(r rune) int {
 	switch {
-	case r >= placeholderA && r <= placeholderAEnd:
-		return int(r - placeholderA)
-	case r >= placeholderB && r <= placeholderBEnd:
-		return int(r-placeholderB) + (placeholderAEnd - placeholderA + 1)
+	case r >= standInA && r <= standInAEnd:
+		return int(r - standInA)
+	case r >= standInB && r <= standInBEnd:
+		return int(r-standInB) + (standInAEnd - standInA + 1)
 	}
 	return -1
 }
 
-func isPlaceholder(r rune) bool { return placeholderIndex(r) >= 0 }
+func isStandIn(r rune) bool { return standInIndex(r) >= 0 }
 
 // suspicious reports runes that only appear when PDFium fell back to the
 // raw character code: C0 and C1 controls. U+0002 is PDFium's own marker of
@@ -91,7 +91,7 @@ func (b box) h() float64 { return b.y1 - b.y0 }
 func overlap(a0, a1, b0, b1 float64) float64 { return min(a1, b1) - max(a0, b0) }
 
 // buildFragments groups a page's characters into fragments. Characters
-// PDFium could not map must already be replaced by placeholders (or by
+// PDFium could not map must already be replaced by stand-ins (or by
 // -1, to drop them).
 //
 // Where glyphs follow each other without a space but with a gap, the gap

@@ -80,7 +80,7 @@ func checkTree(t testing.TB, d *doc.Document) {
 				if strings.TrimSpace(b.Text) == "" {
 					t.Errorf("empty block on page %d", b.Page)
 				}
-				if !utf8.ValidString(b.Text) || strings.ContainsAny(b.Text, "\x00\x02\uFFFD\uFDD0") || strings.ContainsFunc(b.Text, isPlaceholder) {
+				if !utf8.ValidString(b.Text) || strings.ContainsAny(b.Text, "\x00\x02\uFFFD\uFDD0") || strings.ContainsFunc(b.Text, isStandIn) {
 					t.Errorf("bad characters in %.60q", b.Text)
 				}
 				if b.Page < 1 || b.Page > d.PageCount {

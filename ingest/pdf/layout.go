@@ -74,7 +74,7 @@ func framePage(index int, pg *rawPage, fonts map[string]map[uint32]string) frame
 		}
 		text := f.text
 		if len(pg.unmapped) > 0 {
-			text = resolvePlaceholders(text, pg, fonts)
+			text = resolveStandIns(text, pg, fonts)
 		}
 		text = normalize(text, false)
 		if text == "" {

@@ -116,13 +116,13 @@ func TestBuildFragments(t *testing.T) {
 			t.Errorf("%q", got)
 		}
 	})
-	t.Run("placeholders and dropped characters", func(t *testing.T) {
+	t.Run("stand-ins and dropped characters", func(t *testing.T) {
 		cs := glyphs("ab", 72, 700, 5)
-		cs[1].Rune = placeholder(0)
+		cs[1].Rune = standIn(0)
 		cs = append(cs, pdfium.Char{Rune: -1, Left: 82, Right: 87, Bottom: 698, Top: 708})
 		fs := buildFragments(cs)
 		pg := &rawPage{unmapped: []unmappedChar{{font: 0, code: 7}}, fonts: []string{"ABCDEF+Font"}}
-		got := resolvePlaceholders(fs[0].text, pg, map[string]map[uint32]string{"Font": {7: "fi"}})
+		got := resolveStandIns(fs[0].text, pg, map[string]map[uint32]string{"Font": {7: "fi"}})
 		if got != "afi" {
 			t.Errorf("%q", got)
 		}

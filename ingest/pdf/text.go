@@ -38,7 +38,7 @@ func normalize(s string, keepLines bool) string {
 			b.WriteByte('\n')
 			space = false
 			continue
-		case r == utf8.RuneError || r == '\u00AD' || r == '\uFEFF' || r == '\u200B' || isPlaceholder(r):
+		case r == utf8.RuneError || r == '\u00AD' || r == '\uFEFF' || r == '\u200B' || isStandIn(r):
 			continue
 		case unicode.IsSpace(r) || r == '\u00A0':
 			space = true
@@ -142,15 +142,15 @@ func startsItem(s string) bool {
 	return j > i && j+1 < len(s) && (s[j] == '.' || s[j] == ')') && s[j+1] == ' ' && (s[i] >= '0' && s[i] <= '9' || s[0] == '(')
 }
 
-// resolvePlaceholders replaces the stand-ins for unmapped characters with
+// resolveStandIns replaces the stand-ins for unmapped characters with
 // the text the fonts' own maps give, or removes them.
-func resolvePlaceholders(s string, pg *rawPage, fonts map[string]map[uint32]string) string {
-	if !strings.ContainsFunc(s, isPlaceholder) {
+func resolveStandIns(s string, pg *rawPage, fonts map[string]map[uint32]string) string {
+	if !strings.ContainsFunc(s, isStandIn) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		k := placeholderIndex(r)
+		k := standInIndex(r)
 		if k < 0 {
 			b.WriteRune(r)
 			continue
