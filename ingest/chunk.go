@@ -176,7 +176,7 @@ func layout(d *doc.Document, title string, c Chunking) book {
 			sec := index.Section{
 				ChapterIndex: ci, Index: si, Title: s.title, Synthesized: s.synthesized, Anchor: s.anchor,
 				PageStart: ps, PageEnd: pe, Tokens: blocksTokens(s.blocks),
-				Text: sectionText(s.blocks), FirstChunk: first, ChunkCount: len(out.chunks) - first,
+				Text: doc.Section{Blocks: s.blocks}.Text(), FirstChunk: first, ChunkCount: len(out.chunks) - first,
 			}
 			chapter.Sections = append(chapter.Sections, sec)
 			if ps > 0 && (chapter.PageStart == 0 || ps < chapter.PageStart) {
@@ -222,14 +222,6 @@ func blocksTokens(blocks []doc.Block) int {
 		n += CountTokens(b.Text)
 	}
 	return n
-}
-
-func sectionText(blocks []doc.Block) string {
-	parts := make([]string, len(blocks))
-	for i, b := range blocks {
-		parts[i] = b.Text
-	}
-	return strings.Join(parts, "\n\n")
 }
 
 func pageRange(blocks []doc.Block) (start, end int) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	goldenfile "github.com/grimoire-search/grimoire/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -134,7 +135,7 @@ func TestGoldenRanking(t *testing.T) {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
 	if got.String() != string(want) {
-		t.Errorf("ranking changed (run with -update if that is intended):\n%s", diffLines(string(want), got.String()))
+		t.Errorf("ranking changed (run with -update if that is intended):\n%s", goldenfile.LineDiff(string(want), got.String()))
 	}
 	// And the expectations a ranking must always meet, whatever the
 	// golden file says: the section that answers is first.
@@ -183,22 +184,4 @@ func expectations(t *testing.T) []expectation {
 		out = append(out, expectation{query: parts[2], section: parts[1], maxRank: n})
 	}
 	return out
-}
-
-func diffLines(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "- %s\n+ %s\n", wl, gl)
-		}
-	}
-	return b.String()
 }

@@ -108,15 +108,32 @@ func (s Section) Text() string {
 	return strings.Join(parts, "\n\n")
 }
 
-// Empty reports whether the document has no text in any block.
-func (d *Document) Empty() bool {
+// Blocks returns every block of the document, in reading order.
+func (d *Document) Blocks() []Block {
+	var out []Block
 	for _, c := range d.Chapters {
 		for _, s := range c.Sections {
-			for _, b := range s.Blocks {
-				if strings.TrimSpace(b.Text) != "" {
-					return false
-				}
-			}
+			out = append(out, s.Blocks...)
+		}
+	}
+	return out
+}
+
+// Text returns the text of every block, blocks separated by blank lines.
+func (d *Document) Text() string {
+	blocks := d.Blocks()
+	parts := make([]string, len(blocks))
+	for i, b := range blocks {
+		parts[i] = b.Text
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// Empty reports whether the document has no text in any block.
+func (d *Document) Empty() bool {
+	for _, b := range d.Blocks() {
+		if strings.TrimSpace(b.Text) != "" {
+			return false
 		}
 	}
 	return true

@@ -197,7 +197,7 @@ func TestCorpusMobyDick(t *testing.T) {
 
 func TestCorpusRightToLeft(t *testing.T) {
 	d := mustParse(t, readCorpus(t, "books", "epub", "israelsailing.epub"))
-	txt := allText(d)
+	txt := d.Text()
 	if !strings.Contains(txt, "אבישי נכנס לבניין מנהלת המרינה.") {
 		t.Errorf("Hebrew text lost: %.200q", txt)
 	}

@@ -193,7 +193,7 @@ Colophon OEBPS/colophon.xhtml
 	if got := outline(d); got != want {
 		t.Errorf("outline:\n%s\nwant:\n%s", got, want)
 	}
-	if !strings.Contains(allText(d), "A whale") {
+	if !strings.Contains(d.Text(), "A whale") {
 		t.Error("the plate between chapters was lost")
 	}
 }
@@ -376,7 +376,7 @@ func TestSpineOddities(t *testing.T) {
 		extra: []entry{{name: "OEBPS/p.png", body: "\x89PNG\r\n\x1a\n\x00\x00"}},
 	}.bytes(t)
 	d := mustParse(t, data)
-	if got := allText(d); got != "in order\n\nnon-linear notes" {
+	if got := d.Text(); got != "in order\n\nnon-linear notes" {
 		t.Errorf("text = %q", got)
 	}
 }
@@ -401,7 +401,7 @@ func TestEncodings(t *testing.T) {
 	utf16 := utf16LE("\ufeff<?xml version=\"1.0\" encoding=\"UTF-16\"?><html><body><p>Ελληνικά κείμενα</p></body></html>")
 	data := testBook{docs: []testDoc{{href: "a.xhtml", raw: latin1}, {href: "b.xhtml", raw: utf16}}}.bytes(t)
 	d := mustParse(t, data)
-	if got := allText(d); got != "Café crème\n\nΕλληνικά κείμενα" {
+	if got := d.Text(); got != "Café crème\n\nΕλληνικά κείμενα" {
 		t.Errorf("text = %q", got)
 	}
 }

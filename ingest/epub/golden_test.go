@@ -3,6 +3,7 @@ package epub
 import (
 	"flag"
 	"fmt"
+	goldenfile "github.com/grimoire-search/grimoire/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -103,33 +104,11 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
 			if got != string(want) {
-				t.Errorf("output differs from %s (run go test -update to accept):\n%s", golden, lineDiff(string(want), got))
+				t.Errorf("output differs from %s (run go test -update to accept):\n%s", golden, goldenfile.LineDiff(string(want), got))
 			}
 		})
 	}
 	if n == 0 {
 		t.Fatal("no fixtures under testdata/golden")
 	}
-}
-
-// lineDiff shows the first lines where two texts differ, enough to see what
-// changed without a diff library.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var sb strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			fmt.Fprintf(&sb, "line %d:\n  want %q\n  got  %q\n", i+1, a, b)
-			shown++
-		}
-	}
-	return sb.String()
 }

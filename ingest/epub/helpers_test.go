@@ -291,24 +291,6 @@ func outline(d *doc.Document) string {
 	return sb.String()
 }
 
-func allBlocks(d *doc.Document) []doc.Block {
-	var out []doc.Block
-	for _, ch := range d.Chapters {
-		for _, s := range ch.Sections {
-			out = append(out, s.Blocks...)
-		}
-	}
-	return out
-}
-
-func allText(d *doc.Document) string {
-	var parts []string
-	for _, b := range allBlocks(d) {
-		parts = append(parts, b.Text)
-	}
-	return strings.Join(parts, "\n\n")
-}
-
 func chapterTitles(d *doc.Document) []string {
 	var out []string
 	for _, ch := range d.Chapters {

@@ -146,7 +146,7 @@ func TestPathTraversal(t *testing.T) {
 		},
 	}.bytes(t)
 	d := mustParse(t, data)
-	if txt := allText(d); txt != "Good text." {
+	if txt := d.Text(); txt != "Good text." {
 		t.Errorf("text = %q", txt)
 	}
 	a, err := openArchive(data, defaultLimits())
@@ -207,8 +207,8 @@ func TestDRM(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if allText(d) != "Readable." {
-			t.Errorf("text = %q", allText(d))
+		if d.Text() != "Readable." {
+			t.Errorf("text = %q", d.Text())
 		}
 	})
 	t.Run("unreadable encryption.xml and binary content", func(t *testing.T) {
@@ -311,7 +311,7 @@ func TestEntityExpansion(t *testing.T) {
 	if len(d.Title) > 100 || strings.Contains(d.Title, "root:") {
 		t.Errorf("title = %.100q", d.Title)
 	}
-	if txt := allText(d); len(txt) > 100 || strings.Contains(txt, "root:") {
+	if txt := d.Text(); len(txt) > 100 || strings.Contains(txt, "root:") {
 		t.Errorf("text = %.100q", txt)
 	}
 }
@@ -352,7 +352,7 @@ func TestNoPanicOnMalformedParts(t *testing.T) {
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
 			d := mustParse(t, b.bytes(t))
-			if strings.TrimSpace(allText(d)) == "" {
+			if strings.TrimSpace(d.Text()) == "" {
 				t.Error("no text")
 			}
 		})

@@ -231,7 +231,7 @@ func TestCorpusDetails(t *testing.T) {
 		if d.Title != "First steps with Prometheus" {
 			t.Errorf("title = %q", d.Title)
 		}
-		if txt := allText(d); strings.Contains(txt, "sort_rank") || strings.Contains(txt, "nav_title") {
+		if txt := d.Text(); strings.Contains(txt, "sort_rank") || strings.Contains(txt, "nav_title") {
 			t.Error("front matter leaked into the text")
 		}
 		if got := d.Chapters[0].Sections[0].Blocks[0].Line; got != 7 {
@@ -268,7 +268,7 @@ func TestCorpusDetails(t *testing.T) {
 			t.Errorf("block at line 240 = %+v, want the H4 heading text", h)
 		}
 		// Alt text of a multi-line <img> survives.
-		if !strings.Contains(allText(d), "Two tables: the first table contains the representation of s1 on the stack") {
+		if !strings.Contains(d.Text(), "Two tables: the first table contains the representation of s1 on the stack") {
 			t.Error("image alt text lost")
 		}
 	})
@@ -292,7 +292,7 @@ func TestCorpusDetails(t *testing.T) {
 
 	t.Run("japanese text intact", func(t *testing.T) {
 		d, _ := parseCorpusFile(t, "the-art-of-command-line", "README-ja.md")
-		txt := allText(d)
+		txt := d.Text()
 		for _, want := range []string{
 			"基本的なBashを学ぼう。実際のところ、man bashは結構簡単に理解できる",
 			"テキストエディタのどれか最低1つに習熟しよう。",
@@ -308,7 +308,7 @@ func TestCorpusDetails(t *testing.T) {
 
 	t.Run("gitbook images become alt text", func(t *testing.T) {
 		d, _ := parseCorpusFile(t, "mostly-adequate-guide", "ch05.md")
-		if !strings.Contains(allText(d), "category theory") {
+		if !strings.Contains(d.Text(), "category theory") {
 			t.Error("alt text of <img> missing")
 		}
 	})

@@ -59,26 +59,8 @@ func sectionTitles(ch doc.Chapter) []string {
 	return out
 }
 
-func allBlocks(d *doc.Document) []doc.Block {
-	var out []doc.Block
-	for _, ch := range d.Chapters {
-		for _, s := range ch.Sections {
-			out = append(out, s.Blocks...)
-		}
-	}
-	return out
-}
-
-func allText(d *doc.Document) string {
-	var parts []string
-	for _, b := range allBlocks(d) {
-		parts = append(parts, b.Text)
-	}
-	return strings.Join(parts, "\n\n")
-}
-
 func findBlock(d *doc.Document, pred func(doc.Block) bool) (doc.Block, bool) {
-	for _, b := range allBlocks(d) {
+	for _, b := range d.Blocks() {
 		if pred(b) {
 			return b, true
 		}

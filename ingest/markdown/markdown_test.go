@@ -322,11 +322,11 @@ func TestFrontMatter(t *testing.T) {
 			if d.Language != tc.lang {
 				t.Errorf("language = %q, want %q", d.Language, tc.lang)
 			}
-			if got := allText(d); got != tc.text {
+			if got := d.Text(); got != tc.text {
 				t.Errorf("text = %q, want %q", got, tc.text)
 			}
 			if tc.firstRow > 0 {
-				if bs := allBlocks(d); len(bs) == 0 || bs[0].Line != tc.firstRow {
+				if bs := d.Blocks(); len(bs) == 0 || bs[0].Line != tc.firstRow {
 					t.Errorf("first block = %+v, want line %d", bs, tc.firstRow)
 				}
 			}
@@ -438,7 +438,7 @@ func TestBlocks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mustParse(t, tc.src)
 			var got []blk
-			for _, b := range allBlocks(d) {
+			for _, b := range d.Blocks() {
 				got = append(got, blk{b.Kind, b.Line, b.Text})
 			}
 			if !slices.Equal(got, tc.want) {
@@ -472,7 +472,7 @@ func TestInlineFlattening(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mustParse(t, tc.src)
-			bs := allBlocks(d)
+			bs := d.Blocks()
 			if len(bs) == 0 {
 				t.Fatal("no blocks")
 			}
@@ -529,7 +529,7 @@ func TestEncodings(t *testing.T) {
 			if got := outlineOf(d); got != tc.want {
 				t.Errorf("outline:\n%s\nwant:\n%s", got, tc.want)
 			}
-			if got := allText(d); got != tc.text {
+			if got := d.Text(); got != tc.text {
 				t.Errorf("text = %q, want %q", got, tc.text)
 			}
 		})
@@ -540,7 +540,7 @@ func TestLinesAfterFrontMatter(t *testing.T) {
 	src := "---\ntitle: T\nauthors: [A]\n---\n\n## One\n\npara\n\n- item\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n> q\n\n    code\n"
 	d := mustParse(t, src)
 	var got []int
-	for _, b := range allBlocks(d) {
+	for _, b := range d.Blocks() {
 		got = append(got, b.Line)
 	}
 	if want := []int{8, 10, 12, 16, 18}; !slices.Equal(got, want) {
@@ -572,7 +572,7 @@ func TestLargeInputCancelsMidway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(allBlocks(d)); n != 5000 {
+	if n := len(d.Blocks()); n != 5000 {
 		t.Errorf("%d blocks, want 5000", n)
 	}
 }
@@ -586,7 +586,7 @@ func TestDeepNestingIsBounded(t *testing.T) {
 		sb.WriteString("- x\n")
 	}
 	d := mustParse(t, sb.String())
-	bs := allBlocks(d)
+	bs := d.Blocks()
 	if len(bs) != 1 || bs[0].Kind != doc.List {
 		t.Fatalf("blocks = %+v", bs)
 	}
@@ -629,7 +629,7 @@ func TestDeepMarker(t *testing.T) {
 func TestDeepSingleLineNesting(t *testing.T) {
 	src := "## T\n\n" + strings.Repeat("- ", 20000) + "end\n\nafter\n"
 	d := mustParse(t, src)
-	bs := allBlocks(d)
+	bs := d.Blocks()
 	if len(bs) != 2 || bs[0].Kind != doc.List || !strings.HasSuffix(bs[0].Text, "- - end") || bs[1].Line != 5 {
 		t.Fatalf("blocks = %.300v", bs)
 	}

@@ -46,7 +46,7 @@ func TestPathologicalInputs(t *testing.T) {
 				t.Errorf("took %v", el)
 			}
 			checkInvariants(t, d, []byte(tc.src))
-			if out := len(allText(d)); out > 4*len(tc.src) {
+			if out := len(d.Text()); out > 4*len(tc.src) {
 				t.Errorf("%d bytes of text from %d bytes of input", out, len(tc.src))
 			}
 		})

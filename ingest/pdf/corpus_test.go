@@ -229,7 +229,7 @@ func TestCorpusTextF1(t *testing.T) {
 		d := parseBytes(t, data)
 		ref := pdftotext(t, path)
 		want := tokens(strings.Join(ref, "\n"))
-		got := tokens(allText(d))
+		got := tokens(d.Text())
 		f, p, r := f1(got, want)
 		pf := pageF1(pageTexts(d), ref)
 		bf, _, _ := f1(got, tokens(strings.Join(withoutFurniture(pdftotext(t, path, "-cropbox")), "\n")))
@@ -339,7 +339,7 @@ func TestCorpusFailures(t *testing.T) {
 			defer cancel()
 			d, err := testExtractor.Parse(ctx, data)
 			if err == nil {
-				t.Fatalf("no error; %d chapters:\n%.500s", len(d.Chapters), allText(d))
+				t.Fatalf("no error; %d chapters:\n%.500s", len(d.Chapters), d.Text())
 			}
 			if d != nil {
 				t.Error("a document came back with the error")

@@ -106,19 +106,6 @@ func chapterTitles(d *doc.Document) []string {
 	return out
 }
 
-func allText(d *doc.Document) string {
-	var b strings.Builder
-	for _, c := range d.Chapters {
-		for _, s := range c.Sections {
-			for _, bl := range s.Blocks {
-				b.WriteString(bl.Text)
-				b.WriteString("\n\n")
-			}
-		}
-	}
-	return b.String()
-}
-
 // pageTexts returns the text of each page, in order.
 func pageTexts(d *doc.Document) []string {
 	out := make([]string, d.PageCount)

@@ -125,7 +125,7 @@ func TestParseBook(t *testing.T) {
 	if first(1, 1) != "1.1 Beginnings" || first(2, 1) != "2.1 Middle" || !strings.HasPrefix(first(2, 0), "Chapter Two") {
 		t.Errorf("section starts: %q %q %q", first(1, 1), first(2, 1), first(2, 0))
 	}
-	text := allText(d)
+	text := d.Text()
 	for _, s := range []string{"document before the end", "the final flower of The garden", "2.2.1 Detail"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("missing %q", s)
@@ -182,7 +182,7 @@ func twoColumnFixture() fixture {
 
 func TestTwoColumns(t *testing.T) {
 	d := parseBytes(t, twoColumnFixture().build(t))
-	text := allText(d)
+	text := d.Text()
 	if !strings.HasPrefix(text, "Two Columns of Text") {
 		t.Errorf("title not first: %.80q", text)
 	}
@@ -285,7 +285,7 @@ func TestEncrypted(t *testing.T) {
 	}{{"AES-256", true}, {"RC4-128", false}} {
 		t.Run(tc.name+" empty user password", func(t *testing.T) {
 			d := parseBytes(t, encrypt(t, plain, "", "owner", tc.aes))
-			if len(d.Chapters) != 3 || !strings.Contains(allText(d), "document before the end") {
+			if len(d.Chapters) != 3 || !strings.Contains(d.Text(), "document before the end") {
 				t.Errorf("encrypted book read wrong:\n%s", outline(d))
 			}
 		})
@@ -508,7 +508,7 @@ func TestHostileStructure(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkTree(t, d)
-	if !strings.Contains(allText(d), "Hello hostile world") {
+	if !strings.Contains(d.Text(), "Hello hostile world") {
 		t.Errorf("text lost:\n%s", outline(d))
 	}
 }

@@ -59,7 +59,7 @@ func checkClean(t *testing.T, d *doc.Document) {
 			strs = append(strs, s.Title)
 		}
 	}
-	strs = append(strs, allText(d))
+	strs = append(strs, d.Text())
 	for _, s := range strs {
 		if !utf8.ValidString(s) {
 			t.Errorf("invalid UTF-8 in %.60q", s)
@@ -135,7 +135,7 @@ func TestCorpusAlice(t *testing.T) {
 	if first.Line != 42 || !strings.HasPrefix(first.Text, "Alice was beginning to get very tired of sitting by her sister on the bank, and of having") {
 		t.Errorf("first block at L%d: %.80q", first.Line, first.Text)
 	}
-	text := allText(d)
+	text := d.Text()
 	if strings.Contains(text, "MILLENNIUM FULCRUM") || strings.Contains(text, "Gutenberg") {
 		t.Error("front matter or licence kept")
 	}
@@ -174,7 +174,7 @@ func TestCorpusFrankenstein(t *testing.T) {
 	if d.Chapters[0].Anchor != "L71" || d.Chapters[4].Anchor != "L652" {
 		t.Errorf("anchors %s %s", d.Chapters[0].Anchor, d.Chapters[4].Anchor)
 	}
-	text := allText(d)
+	text := d.Text()
 	for _, q := range []string{"“", "”", "’", "—"} {
 		if strings.Count(text, q) < 100 {
 			t.Errorf("only %d %q", strings.Count(text, q), q)
@@ -216,13 +216,13 @@ func TestCorpusCandide(t *testing.T) {
 	if titles[31] != "CHAPITRE XXX. Conclusion." {
 		t.Errorf("chapter XXX = %q", titles[31])
 	}
-	text := allText(d)
+	text := d.Text()
 	for _, w := range []string{"Cunégonde", "château", "Thunder-ten-tronckh", "pâtissière", "Giroflée", "cultiver notre jardin"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("%q missing", w)
 		}
 	}
-	if !strings.Contains(allText(&doc.Document{Chapters: d.Chapters[1:2]}), "_Candide_ parut au plus tard en mars 1759") {
+	if !strings.Contains((&doc.Document{Chapters: d.Chapters[1:2]}).Text(), "_Candide_ parut au plus tard en mars 1759") {
 		t.Error("preface text missing")
 	}
 }
@@ -289,7 +289,7 @@ func TestCorpusGrimm(t *testing.T) {
 		t.Fatalf("chapters:\n%q\nwant \"\" then\n%q", titles, tales)
 	}
 	// The untitled front chapter is the preparer's note, which is prose.
-	if front := allText(&doc.Document{Chapters: d.Chapters[:1]}); !strings.Contains(front, "Edgar Taylor and Marian Edwardes") || strings.Contains(front, "HANS IN LUCK") {
+	if front := (&doc.Document{Chapters: d.Chapters[:1]}).Text(); !strings.Contains(front, "Edgar Taylor and Marian Edwardes") || strings.Contains(front, "HANS IN LUCK") {
 		t.Errorf("front matter:\n%s", front)
 	}
 	sections := func(title string) []string {
@@ -341,7 +341,7 @@ func TestCorpusLatin1(t *testing.T) {
 		t.Errorf("chapters %q", titles)
 	}
 	for _, w := range []string{"Bibliothèque", "château", "Cunégonde", "Il y avait en Vestphalie"} {
-		if !strings.Contains(allText(d), w) {
+		if !strings.Contains(d.Text(), w) {
 			t.Errorf("%q missing", w)
 		}
 	}

@@ -100,20 +100,6 @@ func chapterTitles(d *doc.Document) []string {
 	return ts
 }
 
-// allText is every block of the document, in order, one per line.
-func allText(d *doc.Document) string {
-	var b strings.Builder
-	for _, c := range d.Chapters {
-		for _, s := range c.Sections {
-			for _, bl := range s.Blocks {
-				b.WriteString(bl.Text)
-				b.WriteByte('\n')
-			}
-		}
-	}
-	return b.String()
-}
-
 // outline renders the document's structure for golden files and failure
 // messages: chapters and sections with their anchors and block counts.
 func outline(d *doc.Document) string {

@@ -139,7 +139,7 @@ func TestParseAllCapsTales(t *testing.T) {
 	if got := chapterTitles(d); !slices.Equal(got, tales) {
 		t.Errorf("chapters = %q\n%s", got, outline(d))
 	}
-	if !strings.Contains(allText(d), "‘HELP! HELP!’") {
+	if !strings.Contains(d.Text(), "‘HELP! HELP!’") {
 		t.Error("dialogue in capitals lost")
 	}
 }
@@ -275,7 +275,7 @@ func TestParseContentsAreNotChapters(t *testing.T) {
 			if got := chapterTitles(d); !slices.Equal(got, wantTitles) {
 				t.Errorf("chapters = %q\n%s", got, outline(d))
 			}
-			if strings.Contains(allText(d), "........") {
+			if strings.Contains(d.Text(), "........") {
 				t.Error("contents text leaked into the document")
 			}
 		})
@@ -364,8 +364,8 @@ func TestParseFrontMatter(t *testing.T) {
 	})
 	t.Run("nothing but a table of contents", func(t *testing.T) {
 		d := mustParse(t, lines("CONTENTS", "", "Chapter 1", "Chapter 2"))
-		if !strings.Contains(allText(d), "Chapter 2") {
-			t.Errorf("text lost:\n%s", allText(d))
+		if !strings.Contains(d.Text(), "Chapter 2") {
+			t.Errorf("text lost:\n%s", d.Text())
 		}
 	})
 	t.Run("an empty chapter's heading is not lost", func(t *testing.T) {
@@ -373,7 +373,7 @@ func TestParseFrontMatter(t *testing.T) {
 		if got := chapterTitles(d); !slices.Equal(got, []string{"CHAPTER I", "CHAPTER III"}) {
 			t.Errorf("chapters = %q", got)
 		}
-		text := allText(d)
+		text := d.Text()
 		if !strings.Contains(text, "CHAPTER II\n") || !strings.Contains(text, "THE END") {
 			t.Errorf("lines lost:\n%s", text)
 		}
@@ -449,7 +449,7 @@ func TestParseGutenberg(t *testing.T) {
 	if got := chapterTitles(d); !slices.Equal(got, []string{"CHAPTER I", "CHAPTER II"}) {
 		t.Errorf("chapters = %q", got)
 	}
-	all := allText(d)
+	all := d.Text()
 	for _, s := range []string{"Gutenberg", "licence", "This eBook"} {
 		if strings.Contains(all, s) {
 			t.Errorf("boilerplate %q in the document:\n%s", s, all)
