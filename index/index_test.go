@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -349,5 +350,68 @@ func TestVectorsRoundTrip(t *testing.T) {
 		if got[i] != v[i] {
 			t.Fatalf("got %v, want %v", got, v)
 		}
+	}
+}
+
+func TestSampleChunksAndChunkTexts(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	var ids []int64
+	for i := range 40 {
+		text := fmt.Sprintf("chunk number %d", i)
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, Hash{})
+		b := ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
+		if i%3 == 0 {
+			// Gaps in the ids, as pruned books leave.
+			remove(t, w, b.Paths[0])
+			continue
+		}
+		var id int64
+		if err := w.db.QueryRow(`SELECT id FROM chunk WHERE book_id = ?`, b.ID).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	sample := func(n int) []string {
+		var got []string
+		if err := w.sampleChunks(ctx, n, func(c ChunkText) { got = append(got, c.Text) }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if all := sample(100); len(all) != len(ids) {
+		t.Fatalf("a sample larger than the index has %d chunks, want all %d", len(all), len(ids))
+	}
+	some := sample(8)
+	if len(some) < 6 || len(some) > 8 {
+		t.Fatalf("sample of 8: %d chunks: %q", len(some), some)
+	}
+	seen := make(map[string]bool)
+	for _, s := range some {
+		if seen[s] {
+			t.Errorf("%q sampled twice", s)
+		}
+		seen[s] = true
+	}
+	// Spread over the index, not its first rows.
+	var last int
+	fmt.Sscanf(some[len(some)-1], "chunk number %d", &last)
+	if some[0] != "chunk number 1" || last < 30 {
+		t.Errorf("sample not spread over the index: %q", some)
+	}
+	if again := sample(8); strings.Join(again, "|") != strings.Join(some, "|") {
+		t.Errorf("the same index gave another sample: %q, then %q", some, again)
+	}
+
+	texts, err := w.ChunkTexts(ctx, append(ids[:3:3], 999999))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != 3 {
+		t.Fatalf("ChunkTexts: %d chunks, want 3 (an unknown id left out)", len(texts))
+	}
+	c := texts[ids[0]]
+	if c.Text != "chunk number 1" || !strings.HasSuffix(c.Heading, "› One") || len(c.Vec) != 2 || c.Vec[0] != 1 {
+		t.Errorf("ChunkTexts: %+v", c)
 	}
 }

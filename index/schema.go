@@ -170,6 +170,17 @@ CREATE TABLE embedding_next (
 DROP INDEX chunk_state;
 CREATE INDEX chunk_state ON chunk(book_id, state, idx);
 `,
+	// 6: how many of a sample of chunks hold each text feature, for search
+	// to weigh features by rarity (FeatureStats).
+	`
+CREATE TABLE feature_stats (
+	id      INTEGER PRIMARY KEY CHECK (id = 1),
+	version INTEGER NOT NULL,
+	chunks  INTEGER NOT NULL,
+	docs    INTEGER NOT NULL,
+	df      BLOB NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

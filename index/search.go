@@ -14,6 +14,8 @@ type FTSHit struct {
 	ChunkID int64
 	BookID  int64
 	Score   float64
+	// Rank is the 1-based place in BM25's order.
+	Rank int
 }
 
 // FTSWeights are the BM25 weights of the full-text columns.
@@ -111,6 +113,7 @@ func (d *DB) keepReady(ctx context.Context, cands []FTSHit, slug string, limit i
 	for _, c := range cands {
 		if b, ok := book[c.ChunkID]; ok && len(out) < limit {
 			c.BookID = b
+			c.Rank = len(out) + 1
 			out = append(out, c)
 		}
 	}
@@ -144,6 +147,7 @@ ORDER BY s LIMIT ?`
 			return nil, err
 		}
 		h.Score = -h.Score
+		h.Rank = len(out) + 1
 		out = append(out, h)
 	}
 	return out, rows.Err()
@@ -256,4 +260,61 @@ func (t *Tx) bumpVectorGeneration(ctx context.Context) error {
 INSERT INTO meta(key, value) VALUES ('vector_generation', '1')
 ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`)
 	return err
+}
+
+// ChunkText is what search re-reads of a candidate chunk to re-score it:
+// the texts that were indexed, and its stored vector (nil when it has none).
+type ChunkText struct {
+	Heading, Context, Text string
+	Vec                    []float32
+}
+
+// String joins the texts the way they are embedded.
+func (c ChunkText) String() string { return JoinText(c.Heading, c.Context, c.Text) }
+
+// JoinText joins a chunk's heading, context and text, leaving out the empty
+// ones, the way they are embedded.
+func JoinText(heading, context, text string) string {
+	parts := make([]string, 0, 3)
+	for _, p := range []string{heading, context, text} {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// ChunkTexts returns the texts and vectors of the given chunks, by id; ids
+// that no longer exist are left out.
+func (d *DB) ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkText, error) {
+	out := make(map[int64]ChunkText, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := d.db.QueryContext(ctx, `
+SELECT k.id, k.heading, k.context, k.text, e.vec FROM chunk k LEFT JOIN embedding e ON e.chunk_id = k.id
+WHERE k.id IN (`+ph+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load candidates: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var c ChunkText
+		var raw sql.RawBytes
+		if err := rows.Scan(&id, &c.Heading, &c.Context, &c.Text, &raw); err != nil {
+			return nil, fmt.Errorf("load candidates: %w", err)
+		}
+		if len(raw) > 0 && len(raw)%4 == 0 {
+			c.Vec = make([]float32, len(raw)/4)
+			DecodeVector(c.Vec, raw)
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
 }

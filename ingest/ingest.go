@@ -125,6 +125,32 @@ func Stamp(e embed.Embedder) index.Stamp {
 
 // Run ingests every pending or partly ingested book.
 func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
+	res, err := run(ctx, w, opts)
+	if err == nil {
+		err = RefreshFeatureStats(ctx, w)
+	}
+	return res, err
+}
+
+// RefreshFeatureStats draws the index's feature statistics again when the
+// library has changed by a tenth since they were drawn, or has none.
+func RefreshFeatureStats(ctx context.Context, w *index.Writer) error {
+	n, err := w.ChunkCount(ctx)
+	if err != nil {
+		return err
+	}
+	st, ok, err := w.FeatureStatsHeader(ctx)
+	if err != nil || (ok && !st.Stale(n)) {
+		return err
+	}
+	st, err = w.SampleFeatureStats(ctx, embed.NewBuiltin().Features)
+	if err != nil {
+		return err
+	}
+	return w.PutFeatureStats(ctx, st)
+}
+
+func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	var res Result
 	if opts.Embedder == nil {
 		return res, errors.New("ingest: no embedder configured")
@@ -544,15 +570,7 @@ func halve(text string) (string, string) {
 
 // EmbeddingText is what the embedder sees of a chunk: its heading path, its
 // context when there is one, and its text.
-func EmbeddingText(k index.Chunk) string {
-	parts := make([]string, 0, 3)
-	for _, s := range []string{k.Heading, k.Context, k.Text} {
-		if s = strings.TrimSpace(s); s != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, "\n\n")
-}
+func EmbeddingText(k index.Chunk) string { return index.JoinText(k.Heading, k.Context, k.Text) }
 
 // readContent reads a file that holds the book's content, checking that it
 // still does.

@@ -109,7 +109,7 @@ func TestGoldenRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The product's defaults for the built-in embedder.
-	s := New(&w.DB, emb, Options{Dim: emb.Info().Dim, FTSWeight: 1, VectorWeight: 0.01})
+	s := New(&w.DB, emb, Options{Dim: emb.Info().Dim, FTSWeight: 1, VectorWeight: 0.01, Fusion: Rerank})
 
 	var got strings.Builder
 	for _, q := range goldenQueries {

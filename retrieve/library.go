@@ -234,6 +234,9 @@ type Scores struct {
 	FTSScore    float64 `json:"fts_bm25,omitempty"`
 	VectorRank  int     `json:"vector_rank,omitempty"`
 	VectorScore float64 `json:"vector_cosine,omitempty"`
+	// Subword is the sub-word similarity a hybrid search re-scored the
+	// hit with (0–1).
+	Subword float64 `json:"subword,omitempty"`
 }
 
 // Search runs a query and returns its hits as views.
@@ -252,7 +255,7 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
 			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
 			Text:     h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
-			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore},
+			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore},
 		}
 	}
 	return out, nil

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/embed"
 )
 
 // Modes of retrieval.
@@ -48,6 +49,9 @@ type Options struct {
 	FTSWeight, VectorWeight float64
 	// Columns weighs the BM25 columns.
 	Columns index.FTSWeights
+	// Fusion is how hybrid search merges the arms: RRF (the default) or
+	// Rerank.
+	Fusion string
 	// Dim is the embedder's vector length.
 	Dim int
 }
@@ -77,6 +81,9 @@ func (o Options) normalized() Options {
 	}
 	if o.Columns == (index.FTSWeights{}) {
 		o.Columns = d.Columns
+	}
+	if o.Fusion == "" {
+		o.Fusion = RRF
 	}
 	return o
 }
@@ -115,6 +122,9 @@ type Hit struct {
 	VectorRank  int
 	FTSScore    float64
 	VectorScore float64
+	// SubwordScore is the sub-word similarity a reranked hit was scored
+	// with (0–1; 0 when not reranked).
+	SubwordScore float64
 	// Coverage is the share (0–1) of the question's distinctive words that
 	// the passage holds; see NoMatch.
 	Coverage float64
@@ -127,6 +137,10 @@ type Searcher struct {
 	opts Options
 	vecs vectorIndex
 
+	// feats and subword serve the Rerank fusion.
+	feats   featureSource
+	subword featureStats
+
 	// Statistics for leaving common words out, valid while the index's
 	// change key is statsKey.
 	statsMu  sync.Mutex
@@ -138,7 +152,7 @@ type Searcher struct {
 // New returns a searcher over db. emb may be nil when only full-text search
 // is wanted.
 func New(db *index.DB, emb QueryEmbedder, opts Options) *Searcher {
-	return &Searcher{db: db, emb: emb, opts: opts.normalized()}
+	return &Searcher{db: db, emb: emb, opts: opts.normalized(), feats: embed.NewBuiltin()}
 }
 
 // Prepare loads the vectors into memory (or the ones added since the last
@@ -161,11 +175,11 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	default:
 		return nil, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", mode)
 	}
-	if (mode == Vector || mode == Hybrid) && (s.emb == nil || s.opts.Dim == 0) {
-		if mode == Vector {
-			return nil, index.Errorf(index.Invalid, "vector search needs an embedder")
-		}
-		mode = FTS
+	// Without an embedder, hybrid search is full text (re-scored by
+	// sub-words when the fusion is Rerank).
+	vectors := s.emb != nil && s.opts.Dim > 0
+	if mode == Vector && !vectors {
+		return nil, index.Errorf(index.Invalid, "vector search needs an embedder")
 	}
 	limit := q.Limit
 	switch {
@@ -217,7 +231,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// places whenever full text fills them: ask it only when it does
 		// not (a misspelled or foreign question).
 		ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool)
-		if ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < limit) {
+		if vectors && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < limit) {
 			vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool)
 		}
 	} else {
@@ -227,7 +241,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if mode == FTS || mode == Hybrid {
 			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool) })
 		}
-		if mode == Vector || mode == Hybrid {
+		if vectors && (mode == Vector || mode == Hybrid) {
 			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool) })
 		}
 		wg.Wait()
@@ -238,13 +252,39 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if vecErr != nil {
 		return nil, vecErr
 	}
+	reranked := make(map[int64]rerankScores)
+	if mode == Hybrid && s.opts.Fusion == Rerank {
+		for i, hits := range ftsLists {
+			var qv []float32
+			if vectors {
+				v, err := s.emb.EmbedQuery(ctx, phrasings[i])
+				if err != nil {
+					return nil, fmt.Errorf("embed query: %w", err)
+				}
+				if !isZero(v) {
+					qv = v
+				}
+			}
+			var err error
+			if ftsLists[i], err = s.rerank(ctx, phrasings[i], qv, hits, reranked); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, hits := range ftsLists {
 		for r, fh := range hits {
 			h := get(fh.ChunkID)
 			h.Score += s.opts.FTSWeight / (s.opts.RRFK + float64(r+1))
-			if h.FTSRank == 0 || r+1 < h.FTSRank {
-				h.FTSRank, h.FTSScore = r+1, fh.Score
+			if h.FTSRank == 0 || fh.Rank < h.FTSRank {
+				h.FTSRank, h.FTSScore = fh.Rank, fh.Score
 			}
+		}
+	}
+	for id, sc := range reranked {
+		h := fused[id]
+		h.SubwordScore = sc.subword
+		if sc.hasCosine {
+			h.VectorScore = sc.cosine
 		}
 	}
 	for _, hits := range vecLists {
@@ -411,14 +451,20 @@ func (s *Searcher) vectorCannotReorder(limit int) bool {
 func (s *Searcher) ftsArm(ctx context.Context, phrasings []string, filter index.BookFilter, pool int) ([][]index.FTSHit, error) {
 	var lists [][]index.FTSHit
 	for _, p := range phrasings {
-		match, err := s.matchExpr(ctx, p)
+		match, all, err := s.matchExpr(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		if match == "" {
+			lists = append(lists, nil) // one list per phrasing, in order
 			continue
 		}
 		hits, err := s.db.SearchFTS(ctx, match, filter, s.opts.Columns, pool)
+		if err == nil && len(hits) == 0 && all != "" {
+			// The words left out were the only ones found (a tiny
+			// library, where every word is common).
+			hits, err = s.db.SearchFTS(ctx, all, filter, s.opts.Columns, pool)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -515,15 +561,16 @@ func orExpr(words []string) string {
 }
 
 // matchExpr is MatchExpr without the words that most chunks contain. When
-// every word is that common, the rarest few are kept.
-func (s *Searcher) matchExpr(ctx context.Context, text string) (string, error) {
+// every word is that common, the rarest few are kept. all is MatchExpr when
+// words were left out, else "".
+func (s *Searcher) matchExpr(ctx context.Context, text string) (match, all string, err error) {
 	words := queryWords(text)
 	if len(words) == 0 {
-		return "", nil
+		return "", "", nil
 	}
 	n, err := s.chunkCount(ctx)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	// The index holds terms folded and stemmed; a word's own form and the
 	// form without a plural s find the common ones ("the", "was" as "wa").
@@ -534,7 +581,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (string, error) {
 	}
 	df, err := s.termDocs(ctx, lookup)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	docs := func(w string) int {
 		f := foldTerm(w)
@@ -551,7 +598,10 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (string, error) {
 		sort.SliceStable(kept, func(i, j int) bool { return docs(kept[i]) < docs(kept[j]) })
 		kept = kept[:min(3, len(kept))]
 	}
-	return orExpr(kept), nil
+	if len(kept) < len(words) {
+		all = orExpr(words)
+	}
+	return orExpr(kept), all, nil
 }
 
 // chunkCount caches the number of chunks until the index changes.

@@ -416,3 +416,35 @@ func TestCoverageAndNoMatch(t *testing.T) {
 		t.Errorf("unrelated question: coverage %v", hits[0].Coverage)
 	}
 }
+
+func TestRerankFindsOtherWordForms(t *testing.T) {
+	// Both chunks match only "charts" for full text ("tidal" is not
+	// "tide" to the stemmer) and are as long: BM25 ties them. Sub-words
+	// see that one says the question's other word in another form.
+	lib := append(library(),
+		book{"Sea", "", "markdown", []string{"Sea charts of the ocean."}, [][]float32{unit(0, 1, 0, 0)}},
+		book{"Harbour", "", "markdown", []string{"Tidal charts of the harbour."}, [][]float32{unit(0, 1, 0, 0)}},
+		book{"Wind", "", "markdown", []string{"Gales blow in winter.", "Calm comes in summer.", "Fog rolls in at dawn."}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}},
+	)
+	w := newIndex(t, lib)
+	for _, emb := range []QueryEmbedder{fakeEmbedder{}, nil} {
+		s := New(&w.DB, emb, Options{Dim: 4, Fusion: Rerank, FTSWeight: 1, VectorWeight: 0.01})
+		hits := search(t, s, Query{Text: "tide charts", Mode: FTS})
+		if titles(hits) != "Sea,Harbour" {
+			t.Fatalf("fts: %s", titles(hits))
+		}
+		hits = search(t, s, Query{Text: "tide charts", Mode: Hybrid, Limit: 2})
+		if titles(hits) != "Harbour,Sea" {
+			t.Fatalf("embedder %v: rerank: %s", emb != nil, titles(hits))
+		}
+		// The hit keeps its place in BM25's order and says what moved it.
+		if hits[0].FTSRank != 2 || hits[0].SubwordScore <= hits[1].SubwordScore {
+			t.Errorf("scores: %+v", hits)
+		}
+		// Rank fusion leaves BM25's order alone.
+		s = New(&w.DB, emb, Options{Dim: 4, Fusion: RRF, FTSWeight: 1, VectorWeight: 0.01})
+		if hits := search(t, s, Query{Text: "tide charts", Limit: 2}); titles(hits) != "Sea,Harbour" {
+			t.Errorf("rrf: %s", titles(hits))
+		}
+	}
+}

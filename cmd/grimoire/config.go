@@ -46,6 +46,7 @@ type Config struct {
 		CandidatePool int     `mapstructure:"candidate_pool"`
 		FTSWeight     float64 `mapstructure:"fts_weight"`
 		VectorWeight  float64 `mapstructure:"vector_weight"`
+		Fusion        string  `mapstructure:"fusion"`
 	} `mapstructure:"retrieval"`
 	Chunking struct {
 		ChunkTokens        int `mapstructure:"chunk_tokens"`
@@ -89,6 +90,7 @@ func defaults() map[string]any {
 		"retrieval.candidate_pool":      50,
 		"retrieval.fts_weight":          1.0,
 		"retrieval.vector_weight":       0.0,
+		"retrieval.fusion":              "auto",
 		"chunking.chunk_tokens":         400,
 		"chunking.overlap_tokens":       60,
 		"chunking.section_split_tokens": 3000,
@@ -289,6 +291,11 @@ func (c *Config) resolve(base string) error {
 	case "hybrid", "fts", "vector":
 	default:
 		return index.Errorf(index.Invalid, "[retrieval] mode = %q: want \"hybrid\", \"fts\" or \"vector\"", c.Retrieval.Mode)
+	}
+	switch c.Retrieval.Fusion {
+	case "auto", "rrf", "rerank":
+	default:
+		return index.Errorf(index.Invalid, "[retrieval] fusion = %q: want \"auto\", \"rrf\" or \"rerank\"", c.Retrieval.Fusion)
 	}
 	switch c.Embedding.Provider {
 	case "builtin", "ollama", "openai":

@@ -101,10 +101,10 @@ type statusOut struct {
 }
 
 type bookOut struct {
-	Slug, Title, Author, Status string
-	SourceType                  string `json:"source_type"`
-	Chapters, Sections, Chunks  int
-	Paths                       []string
+	Slug, Title, Author, Status, Hash string
+	SourceType                        string `json:"source_type"`
+	Chapters, Sections, Chunks        int
+	Paths                             []string
 }
 
 type hitOut struct {
@@ -266,6 +266,11 @@ func TestConfigErrors(t *testing.T) {
 	r := grimoire(t, dir, "status")
 	if r.code != exitInvalid || !strings.Contains(r.stderr, "mdoe") {
 		t.Errorf("unknown key: exit %d, %s", r.code, r.stderr)
+	}
+	env := []string{"GRIMOIRE_RETRIEVAL_FUSION=blend"}
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\".\"]\n")
+	if r = grimoireEnv(t, dir, env, "status"); r.code != exitInvalid || !strings.Contains(r.stderr, `fusion = "blend"`) {
+		t.Errorf("bad fusion: exit %d, %s", r.code, r.stderr)
 	}
 	r = grimoire(t, t.TempDir(), "status", "--config", filepath.Join(dir, "nope.toml"))
 	if r.code != exitInvalid || !strings.Contains(r.stderr, "does not exist") {

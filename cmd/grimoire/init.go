@@ -75,6 +75,11 @@ fts_weight = 1.0
 # built-in embedder (it only breaks ties and rescues misspelled queries), 1.0
 # for neural models (Ollama, OpenAI-compatible).
 vector_weight = 0.0
+# How hybrid search merges the arms: "rrf" (reciprocal rank fusion of both
+# rankings) or "rerank" (full text's candidates re-scored by their sub-word
+# similarity to the question and their vectors); "auto" is rerank for the
+# built-in embedder and rrf for neural models.
+fusion = "auto"
 
 [chunking]
 # Target chunk size, in tokens.

@@ -99,17 +99,38 @@ func newBuiltinScratch() *builtinScratch {
 	return &builtinScratch{feats: newFeatureCounts(initialSlots)}
 }
 
+// Features calls fn once for every distinct feature of text, the hash of
+// a character n-gram or CJK gram that the built-in embedder projects, with
+// the number of times it occurs, in no particular order. Search weighs them
+// by how rare they are in the library, which a vector that must not change
+// as the library grows cannot do.
+func (b *Builtin) Features(text string, fn func(key uint64, count uint32)) {
+	s := b.scratch.Get().(*builtinScratch)
+	defer b.scratch.Put(s)
+	s.features(text)
+	for _, i := range s.feats.used {
+		e := &s.feats.slots[i]
+		fn(e.key, e.count)
+	}
+	s.feats.reset()
+}
+
 // embed writes the unit vector of text into v (len builtinDim), or zeros.
 func (s *builtinScratch) embed(text string, v []float32) {
 	clear(v)
+	s.features(text)
+	s.project(v)
+	s.feats.reset()
+}
+
+// features counts the features of text into s.feats.
+func (s *builtinScratch) features(text string) {
 	s.keepStopwords, s.stopSkipped = false, false
 	s.extract(text)
 	if s.feats.n == 0 && s.stopSkipped {
 		s.keepStopwords = true
 		s.extract(text)
 	}
-	s.project(v)
-	s.feats.reset()
 }
 
 func (s *builtinScratch) extract(text string) {

@@ -362,3 +362,49 @@ func BenchmarkBuiltin(b *testing.B) {
 		}
 	}
 }
+
+func TestBuiltinFeatures(t *testing.T) {
+	e := NewBuiltin()
+	features := func(text string) map[uint64]uint32 {
+		got := make(map[uint64]uint32)
+		e.Features(text, func(key uint64, count uint32) {
+			if _, dup := got[key]; dup {
+				t.Errorf("%q: feature %x given twice", text, key)
+			}
+			got[key] = count
+		})
+		return got
+	}
+	shared := func(a, b map[uint64]uint32) int {
+		n := 0
+		for k := range a {
+			if _, ok := b[k]; ok {
+				n++
+			}
+		}
+		return n
+	}
+	tide, twice := features("tide"), features("Tide, tide!")
+	if len(tide) == 0 || len(twice) != len(tide) {
+		t.Fatalf("tide: %d features, twice: %d", len(tide), len(twice))
+	}
+	for k, c := range twice {
+		if c != 2*tide[k] {
+			t.Errorf("feature %x: count %d twice, %d once", k, c, tide[k])
+		}
+	}
+	// What the vectors are made of: other forms and spellings share
+	// features, unrelated words do not, stopwords add none.
+	if shared(tide, features("tidal")) == 0 || shared(features("IL-6"), features("il6")) == 0 {
+		t.Error("other forms share no feature")
+	}
+	if n := shared(tide, features("moon")); n != 0 {
+		t.Errorf("tide and moon share %d features", n)
+	}
+	if a, b := features("tide"), features("the tide of the"); len(a) != len(b) {
+		t.Errorf("stopwords added features: %d, then %d", len(a), len(b))
+	}
+	if len(features("?!")) != 0 || len(features("to be or not to be")) == 0 {
+		t.Error("punctuation has features, or a text of stopwords has none")
+	}
+}
