@@ -329,6 +329,38 @@ type ChunkText struct {
 // String joins the texts the way they are embedded.
 func (c ChunkText) String() string { return JoinText(c.Heading, c.Context, c.Text) }
 
+// ChunkVectors returns the stored vectors of the given chunks, by id; chunks
+// without one are left out.
+func (d *DB) ChunkVectors(ctx context.Context, ids []int64) (map[int64][]float32, error) {
+	out := make(map[int64][]float32, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ph := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT chunk_id, vec FROM embedding WHERE chunk_id IN (`+ph+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var raw sql.RawBytes
+		if err := rows.Scan(&id, &raw); err != nil {
+			return nil, fmt.Errorf("load vectors: %w", err)
+		}
+		if len(raw)%4 == 0 {
+			v := make([]float32, len(raw)/4)
+			DecodeVector(v, raw)
+			out[id] = v
+		}
+	}
+	return out, rows.Err()
+}
+
 // JoinText joins a chunk's heading, context and text, leaving out the empty
 // ones, the way they are embedded.
 func JoinText(heading, context, text string) string {

@@ -111,10 +111,17 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		queries[i] = strings.Join(ws, " ")
 	}
-	for _, mode := range []string{FTS, Vector, Hybrid} {
-		b.Run(mode, func(b *testing.B) {
-			// The product's defaults for the built-in embedder.
-			s := New(&r.DB, emb, Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1, Fusion: Rerank})
+	// The product's defaults for the built-in embedder, and (rrf) those
+	// for a neural model: both arms in full, fused by rank.
+	builtin := Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1, Fusion: Rerank}
+	neural := Options{Dim: emb.Info().Dim, VectorWeight: 1, FTSWeight: 1, Fusion: RRF}
+	for _, run := range []struct {
+		name, mode string
+		opts       Options
+	}{{FTS, FTS, builtin}, {Vector, Vector, builtin}, {Hybrid, Hybrid, builtin}, {"hybrid-rrf", Hybrid, neural}} {
+		mode := run.mode
+		b.Run(run.name, func(b *testing.B) {
+			s := New(&r.DB, emb, run.opts)
 			if err := s.Prepare(context.Background()); err != nil {
 				b.Fatal(err)
 			}
