@@ -415,3 +415,64 @@ func TestSampleChunksAndChunkTexts(t *testing.T) {
 		t.Errorf("ChunkTexts: %+v", c)
 	}
 }
+
+func FuzzDecodeDF(f *testing.F) {
+	f.Add(encodeDF(map[uint64]uint32{1: 2, 1 << 60: 7, 99: 1}))
+	f.Add([]byte{})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		df, err := decodeDF(b)
+		if err != nil {
+			return
+		}
+		again, err := decodeDF(encodeDF(df))
+		if err != nil || len(again) != len(df) {
+			t.Fatalf("round trip: %d features, then %d (%v)", len(df), len(again), err)
+		}
+		for k, v := range df {
+			if again[k] != v {
+				t.Fatalf("feature %x: %d, then %d", k, v, again[k])
+			}
+		}
+	})
+}
+
+func TestFeatureStatsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	if _, ok, err := w.FeatureStats(ctx); ok || err != nil {
+		t.Fatalf("a new index has statistics: %v %v", ok, err)
+	}
+	for i := range 5 {
+		text := fmt.Sprintf("alpha beta %d", i)
+		h, _ := put(t, w, fmt.Sprintf("/lib/%d.txt", i), text, Hash{})
+		ingestFake(t, w, h, "Book", text)
+	}
+	words := func(text string, fn func(uint64, uint32)) {
+		for _, w := range strings.Fields(text) {
+			fn(uint64(len(w))*1000+uint64(w[0]), 1)
+		}
+	}
+	st, err := w.SampleFeatureStats(ctx, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Docs != 5 || st.Chunks != 5 || st.DF[5*1000+'a'] != 5 || st.DF[1000+'0'] != 1 {
+		t.Fatalf("sampled: %+v", st)
+	}
+	for range 2 {
+		if err := w.PutFeatureStats(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, ok, err := w.FeatureStats(ctx)
+	if !ok || err != nil || got.Version != 2 || got.Docs != 5 || len(got.DF) != len(st.DF) || got.DF[5*1000+'a'] != 5 {
+		t.Fatalf("stored: %+v %v %v", got, ok, err)
+	}
+	if hdr, _, _ := w.FeatureStatsHeader(ctx); hdr.Version != 2 || hdr.DF != nil {
+		t.Errorf("header: %+v", hdr)
+	}
+	if !got.Stale(6) || got.Stale(5) {
+		t.Errorf("5 chunks sampled: stale at 6 %v, at 5 %v", got.Stale(6), got.Stale(5))
+	}
+}

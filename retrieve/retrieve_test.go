@@ -403,11 +403,16 @@ func FuzzSearch(f *testing.F) {
 		f.Add(s)
 	}
 	w := newIndex(f, library())
-	s := New(&w.DB, fakeEmbedder{}, Options{Dim: 4})
+	rrf := New(&w.DB, fakeEmbedder{}, Options{Dim: 4})
+	rerank := New(&w.DB, fakeEmbedder{}, Options{Dim: 4, Fusion: Rerank, FTSWeight: 1, VectorWeight: 0.01})
 	f.Fuzz(func(t *testing.T, q string) {
-		_, err := s.Search(context.Background(), Query{Text: q, Phrasings: []string{q + " honey"}})
-		if err != nil && index.CodeOf(err) != index.Invalid {
-			t.Fatalf("query %q: %v", q, err)
+		for _, s := range []*Searcher{rrf, rerank} {
+			for _, mode := range []string{Hybrid, FTS, Vector} {
+				_, err := s.Search(context.Background(), Query{Text: q, Phrasings: []string{q + " honey"}, Mode: mode})
+				if err != nil && index.CodeOf(err) != index.Invalid {
+					t.Fatalf("%s %s, query %q: %v", s.opts.Fusion, mode, q, err)
+				}
+			}
 		}
 	})
 }

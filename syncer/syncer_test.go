@@ -2,6 +2,7 @@ package syncer
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -103,5 +104,52 @@ func TestWatchPicksUpAFileAndStops(t *testing.T) {
 	}
 	if ws, _ := w.WatchState(context.Background()); ws != nil {
 		t.Errorf("watch state left behind: %+v", ws)
+	}
+}
+
+func TestSyncKeepsFeatureStatistics(t *testing.T) {
+	ctx := context.Background()
+	lib, w, opts := setup(t)
+	version := func() (index.FeatureStats, bool) {
+		st, ok, err := w.FeatureStatsHeader(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, ok
+	}
+	if _, err := Sync(ctx, w, opts, "sync", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := version(); !ok || st.Chunks != 0 {
+		t.Fatalf("an empty library's statistics: %+v %v", st, ok)
+	}
+	for i := range 20 {
+		os.WriteFile(filepath.Join(lib, fmt.Sprintf("%02d.md", i)), []byte(fmt.Sprintf("# Book %d\n\nalpha beta %d\n", i, i)), 0o644)
+	}
+	if _, err := Sync(ctx, w, opts, "sync", nil); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := version()
+	if first.Chunks != 20 || first.Docs != 20 {
+		t.Fatalf("after 20 books: %+v", first)
+	}
+	// One book more is 5 %: the statistics stand.
+	os.WriteFile(filepath.Join(lib, "20.md"), []byte("# Book 20\n\nalpha\n"), 0o644)
+	if _, err := Sync(ctx, w, opts, "sync", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := version(); st.Version != first.Version {
+		t.Errorf("redrawn after 5 %% growth: %+v", st)
+	}
+	// Half of them gone: drawn again.
+	for i := range 10 {
+		os.Remove(filepath.Join(lib, fmt.Sprintf("%02d.md", i)))
+	}
+	os.WriteFile(filepath.Join(lib, "21.md"), []byte("# Book 21\n\ngamma\n"), 0o644)
+	if _, err := Sync(ctx, w, opts, "sync", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := version(); st.Version == first.Version || st.Chunks != 12 {
+		t.Errorf("after removing half: %+v", st)
 	}
 }
