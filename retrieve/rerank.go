@@ -54,21 +54,24 @@ func (s *Searcher) subwordIDF(ctx context.Context) (*idfTable, error) {
 	c := &s.subword
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case ok && c.version != hdr.Version:
-		st, ok, err := s.db.FeatureStats(ctx)
+	if ok && c.version != hdr.Version {
+		st, found, err := s.db.FeatureStats(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if found {
 			c.idf, c.version = newIDFTable(st), st.Version
 		}
-	case !ok:
+	}
+	if !ok && c.version != 0 {
+		c.idf = nil // the stored statistics are gone
+	}
+	if !ok || c.idf == nil {
 		n, err := s.chunkCount(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if c.idf == nil || c.version != 0 || (index.FeatureStats{Chunks: c.chunks}).Stale(n) {
+		if c.idf == nil || (index.FeatureStats{Chunks: c.chunks}).Stale(n) {
 			st, err := s.db.SampleFeatureStats(ctx, s.feats.Features)
 			if err != nil {
 				return nil, err

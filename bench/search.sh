@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Search speed at scale on a synthetic index of CHUNKS chunks (default
+# 100,000; 1,000,000 takes about 15 minutes to build, once): in-process
+# latency per mode (Go benchmarks), `grimoire query` as a whole process
+# (hyperfine when installed), and the MCP server's start-up, latency and
+# memory over stdio (needs python3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+chunks=${CHUNKS:-100000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+go build -o "$work/grimoire" ./cmd/grimoire
+
+echo "--- in process, vectors loaded (the index is built on the first run)"
+GRIMOIRE_BENCH_CHUNKS=$chunks go test ./retrieve/ -run '^$' -bench 'Search|LoadVectors' -benchtime 20x -timeout 60m |
+	grep -E '^Benchmark'
+
+db="$(go env GOTMPDIR)"
+db="${db:-${TMPDIR:-/tmp}}/grimoire-bench-$chunks/g.db"
+printf 'library = ["%s"]\ndb_path = "%s"\n' "$work" "$db" > "$work/grimoire.toml"
+q="w1 w2k w3z w1b9 w7x"
+
+echo "--- grimoire query, start to answer"
+if command -v hyperfine >/dev/null; then
+	hyperfine --warmup 2 --runs 15 -N \
+		-n "query --mode fts" "$work/grimoire --config $work/grimoire.toml query '$q' --mode fts" \
+		-n "query (hybrid)" "$work/grimoire --config $work/grimoire.toml query '$q'"
+else
+	for mode in fts hybrid; do
+		/usr/bin/time -f "query --mode $mode: %e s, %M KB" "$work/grimoire" --config "$work/grimoire.toml" query "$q" --mode $mode >/dev/null
+	done
+fi
+
+echo "--- MCP over stdio"
+python3 bench/mcp_latency.py "$work/grimoire" "$work/grimoire.toml" 60
+raw=$((chunks * 512 * 4 / 1000000))
+echo "(raw float vectors of $chunks chunks × 512 dimensions: $raw MB)"
