@@ -3,11 +3,13 @@
 when initialize and the first search are answered, then the search latency
 once the vectors are loaded, and the server's memory.
 
-usage: mcp_latency.py GRIMOIRE CONFIG [SEARCHES]"""
+usage: mcp_latency.py GRIMOIRE CONFIG [SEARCHES [WAIT]]; WAIT is how many
+seconds the vectors are given to load (default 5)."""
 import json, subprocess, sys, time
 
 binary, config = sys.argv[1], sys.argv[2]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+load_wait = float(sys.argv[4]) if len(sys.argv) > 4 else 5
 t0 = time.time()
 p = subprocess.Popen([binary, "--config", config, "serve"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -34,7 +36,7 @@ t_init = time.time() - t0
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 search(2, "w1 w2k w3z w1b9 w7x")
 t_first = time.time() - t0
-time.sleep(5)  # let the vectors load
+time.sleep(load_wait)  # let the vectors load
 lat = []
 for i in range(n):
     s = time.time()

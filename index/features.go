@@ -19,8 +19,18 @@ type FeatureStats struct {
 	Version int64
 	// Chunks is the index's size when sampled; Docs the chunks sampled.
 	Chunks, Docs int
-	// DF is the number of sampled chunks holding each feature.
-	DF map[uint64]uint32
+	// Keys are the features seen, in increasing order; DF[i] is how many
+	// sampled chunks hold Keys[i].
+	Keys []uint64
+	DF   []uint32
+}
+
+// Count returns how many sampled chunks hold feature key.
+func (s FeatureStats) Count(key uint64) uint32 {
+	if i, ok := slices.BinarySearch(s.Keys, key); ok {
+		return s.DF[i]
+	}
+	return 0
 }
 
 // FeatureSample is how many chunks feature statistics are drawn from.
@@ -42,11 +52,21 @@ func (d *DB) SampleFeatureStats(ctx context.Context, features Features) (Feature
 	if err != nil {
 		return FeatureStats{}, err
 	}
-	st := FeatureStats{Chunks: n, DF: make(map[uint64]uint32)}
+	st := FeatureStats{Chunks: n}
+	df := make(map[uint64]uint32)
 	err = d.sampleChunks(ctx, FeatureSample, func(c ChunkText) {
 		st.Docs++
-		features(c.String(), func(key uint64, _ uint32) { st.DF[key]++ })
+		features(c.String(), func(key uint64, _ uint32) { df[key]++ })
 	})
+	st.Keys = make([]uint64, 0, len(df))
+	for k := range df {
+		st.Keys = append(st.Keys, k)
+	}
+	slices.Sort(st.Keys)
+	st.DF = make([]uint32, len(st.Keys))
+	for i, k := range st.Keys {
+		st.DF[i] = df[k]
+	}
 	return st, err
 }
 
@@ -75,7 +95,7 @@ func (d *DB) FeatureStats(ctx context.Context) (st FeatureStats, ok bool, err er
 	if err != nil {
 		return st, false, fmt.Errorf("feature statistics: %w", err)
 	}
-	if st.DF, err = decodeDF(blob); err != nil {
+	if st.Keys, st.DF, err = decodeDF(blob); err != nil {
 		return st, false, fmt.Errorf("feature statistics: %w", err)
 	}
 	return st, true, nil
@@ -86,53 +106,51 @@ func (w *Writer) PutFeatureStats(ctx context.Context, st FeatureStats) error {
 	_, err := w.db.ExecContext(ctx, `
 INSERT INTO feature_stats(id, version, chunks, docs, df) VALUES (1, 1, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET version = version + 1, chunks = excluded.chunks, docs = excluded.docs, df = excluded.df`,
-		st.Chunks, st.Docs, encodeDF(st.DF))
+		st.Chunks, st.Docs, encodeDF(st.Keys, st.DF))
 	if err != nil {
 		return fmt.Errorf("store feature statistics: %w", err)
 	}
 	return nil
 }
 
-// encodeDF writes the keys in order as varint gaps, each followed by its
-// count: about 5 bytes a feature instead of 12.
-func encodeDF(df map[uint64]uint32) []byte {
-	keys := make([]uint64, 0, len(df))
-	for k := range df {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+// encodeDF writes the keys (in increasing order) as varint gaps, each
+// followed by its count: about 5 bytes a feature instead of 12.
+func encodeDF(keys []uint64, df []uint32) []byte {
 	buf := binary.AppendUvarint(nil, uint64(len(keys)))
 	var prev uint64
-	for _, k := range keys {
+	for i, k := range keys {
 		buf = binary.AppendUvarint(buf, k-prev)
-		buf = binary.AppendUvarint(buf, uint64(df[k]))
+		buf = binary.AppendUvarint(buf, uint64(df[i]))
 		prev = k
 	}
 	return buf
 }
 
-func decodeDF(b []byte) (map[uint64]uint32, error) {
+func decodeDF(b []byte) (keys []uint64, df []uint32, err error) {
 	n, used := binary.Uvarint(b)
 	if used <= 0 || n > uint64(len(b)) {
-		return nil, errors.New("bad length")
+		return nil, nil, errors.New("bad length")
 	}
 	b = b[used:]
-	df := make(map[uint64]uint32, n)
+	keys, df = make([]uint64, 0, n), make([]uint32, 0, n)
 	var key uint64
-	for range n {
+	for i := range n {
 		gap, u1 := binary.Uvarint(b)
-		if u1 <= 0 {
-			return nil, errors.New("truncated")
+		if u1 <= 0 || (gap == 0 && i > 0) {
+			return nil, nil, errors.New("truncated or out of order")
 		}
 		count, u2 := binary.Uvarint(b[u1:])
 		if u2 <= 0 || count > 1<<32-1 {
-			return nil, errors.New("truncated")
+			return nil, nil, errors.New("truncated")
 		}
 		b = b[u1+u2:]
+		if key+gap < key {
+			return nil, nil, errors.New("out of order")
+		}
 		key += gap
-		df[key] = uint32(count)
+		keys, df = append(keys, key), append(df, uint32(count))
 	}
-	return df, nil
+	return keys, df, nil
 }
 
 // sampleChunks calls fn with the texts of about n chunks spread evenly over

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -417,22 +418,20 @@ func TestSampleChunksAndChunkTexts(t *testing.T) {
 }
 
 func FuzzDecodeDF(f *testing.F) {
-	f.Add(encodeDF(map[uint64]uint32{1: 2, 1 << 60: 7, 99: 1}))
+	f.Add(encodeDF([]uint64{1, 99, 1 << 60}, []uint32{2, 1, 7}))
 	f.Add([]byte{})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		df, err := decodeDF(b)
+		keys, df, err := decodeDF(b)
 		if err != nil {
 			return
 		}
-		again, err := decodeDF(encodeDF(df))
-		if err != nil || len(again) != len(df) {
-			t.Fatalf("round trip: %d features, then %d (%v)", len(df), len(again), err)
+		if !slices.IsSorted(keys) || len(keys) != len(df) {
+			t.Fatalf("decoded %d keys (sorted: %v), %d counts", len(keys), slices.IsSorted(keys), len(df))
 		}
-		for k, v := range df {
-			if again[k] != v {
-				t.Fatalf("feature %x: %d, then %d", k, v, again[k])
-			}
+		k2, df2, err := decodeDF(encodeDF(keys, df))
+		if err != nil || !slices.Equal(k2, keys) || !slices.Equal(df2, df) {
+			t.Fatalf("round trip: %d features, then %d (%v)", len(keys), len(k2), err)
 		}
 	})
 }
@@ -457,7 +456,7 @@ func TestFeatureStatsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Docs != 5 || st.Chunks != 5 || st.DF[5*1000+'a'] != 5 || st.DF[1000+'0'] != 1 {
+	if st.Docs != 5 || st.Chunks != 5 || st.Count(5*1000+'a') != 5 || st.Count(1000+'0') != 1 || st.Count(7) != 0 {
 		t.Fatalf("sampled: %+v", st)
 	}
 	for range 2 {
@@ -466,10 +465,10 @@ func TestFeatureStatsRoundTrip(t *testing.T) {
 		}
 	}
 	got, ok, err := w.FeatureStats(ctx)
-	if !ok || err != nil || got.Version != 2 || got.Docs != 5 || len(got.DF) != len(st.DF) || got.DF[5*1000+'a'] != 5 {
+	if !ok || err != nil || got.Version != 2 || got.Docs != 5 || !slices.Equal(got.Keys, st.Keys) || !slices.Equal(got.DF, st.DF) {
 		t.Fatalf("stored: %+v %v %v", got, ok, err)
 	}
-	if hdr, _, _ := w.FeatureStatsHeader(ctx); hdr.Version != 2 || hdr.DF != nil {
+	if hdr, _, _ := w.FeatureStatsHeader(ctx); hdr.Version != 2 || hdr.Keys != nil {
 		t.Errorf("header: %+v", hdr)
 	}
 	if !got.Stale(6) || got.Stale(5) {

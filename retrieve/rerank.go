@@ -83,31 +83,54 @@ func (s *Searcher) subwordIDF(ctx context.Context) (*idfTable, error) {
 }
 
 // idfTable holds the inverse document frequency of each feature in the
-// sample, ln((docs+1)/(df+0.5)).
+// sample, ln((docs+1)/(df+0.5)). Its keys stay in the sorted order they are
+// stored in, found through a directory of their top bits: building a hash
+// table of a few hundred thousand features took longer than the search that
+// needs it, in a one-shot `grimoire query`.
 type idfTable struct {
-	featureTable
+	keys   []uint64
+	idfs   []float32
+	dir    []int32 // dir[b]: the first key whose top bits are b or more
+	shift  uint
 	unseen float64 // of a feature no sampled chunk holds
 }
 
 func newIDFTable(st index.FeatureStats) *idfTable {
 	docs := float64(st.Docs)
-	t := &idfTable{featureTable: newFeatureTable(len(st.DF)), unseen: math.Log((docs + 1) / 0.5)}
-	for k, df := range st.DF {
-		t.put(k, math.Log((docs+1)/(float64(df)+0.5)))
+	bits := 4
+	for 1<<bits < len(st.Keys) && bits < 24 {
+		bits++
+	}
+	t := &idfTable{keys: st.Keys, idfs: make([]float32, len(st.Keys)), dir: make([]int32, 1<<bits+1),
+		shift: uint(64 - bits), unseen: math.Log((docs + 1) / 0.5)}
+	for i, df := range st.DF {
+		t.idfs[i] = float32(math.Log((docs + 1) / (float64(df) + 0.5)))
+	}
+	b := 0
+	for i, k := range t.keys {
+		for ; b <= int(k>>t.shift); b++ {
+			t.dir[b] = int32(i)
+		}
+	}
+	for ; b < len(t.dir); b++ {
+		t.dir[b] = int32(len(t.keys))
 	}
 	return t
 }
 
 func (t *idfTable) idf(key uint64) float64 {
-	if v, ok := t.get(key); ok {
-		return v
+	b := key >> t.shift
+	for i := t.dir[b]; i < t.dir[b+1]; i++ {
+		if t.keys[i] == key {
+			return float64(t.idfs[i])
+		}
 	}
 	return t.unseen
 }
 
 // featureTable maps feature hashes to weights: open addressing over the
 // hashes, which are well mixed already. Looked up for every feature of every
-// candidate, Go maps took most of the time reranking costs.
+// candidate, a Go map took a third of the time reranking costs.
 type featureTable struct {
 	keys []uint64 // 0: an empty slot
 	vals []float32

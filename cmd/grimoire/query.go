@@ -15,9 +15,10 @@ func (a *app) queryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "query TEXT",
 		Short: "Search the library",
-		Long: `query runs a hybrid search (full-text BM25 and vectors, fused by reciprocal
-rank fusion) and prints the best passages with their citations. Give more
-phrasings of the same question with --also; they are fused with TEXT.`,
+		Long: `query runs a hybrid search (full-text BM25 and vectors; [retrieval] fusion
+says how they are merged) and prints the best passages with their citations.
+Give more phrasings of the same question with --also; they are fused with
+TEXT.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
