@@ -269,11 +269,7 @@ func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
+	ph, args := idList(ids)
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
 	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, '')
@@ -326,11 +322,7 @@ func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book,
 		list = append(list, id)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(list)), ",")
-	args := make([]any, len(list))
-	for i, id := range list {
-		args[i] = id
-	}
+	ph, args := idList(list)
 	books, err := d.queryBooks(ctx, `WHERE b.id IN (`+ph+`)`, args...)
 	if err != nil {
 		return nil, err
@@ -343,4 +335,14 @@ func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book,
 		out[b.ID] = b
 	}
 	return out, nil
+}
+
+// idList returns the placeholders of an IN list of ids, "?,?,?", and the
+// ids as arguments.
+func idList(ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","), args
 }

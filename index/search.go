@@ -138,11 +138,11 @@ func (d *DB) keepReady(ctx context.Context, cands []FTSHit, slug string, limit i
 	if len(cands) == 0 {
 		return nil, nil
 	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(cands)), ",")
-	args := make([]any, 0, len(cands)+1)
-	for _, c := range cands {
-		args = append(args, c.ChunkID)
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ChunkID
 	}
+	ph, args := idList(ids)
 	// CROSS JOIN keeps SQLite from walking every chunk of every ready book
 	// to find the few asked for.
 	q := `SELECT k.id, k.book_id FROM chunk k CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready' WHERE k.id IN (` + ph + `)`
@@ -336,11 +336,7 @@ func (d *DB) ChunkVectors(ctx context.Context, ids []int64) (map[int64][]float32
 	if len(ids) == 0 {
 		return out, nil
 	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
+	ph, args := idList(ids)
 	rows, err := d.db.QueryContext(ctx, `SELECT chunk_id, vec FROM embedding WHERE chunk_id IN (`+ph+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load vectors: %w", err)
@@ -380,11 +376,7 @@ func (d *DB) ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkText, 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	ph := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
+	ph, args := idList(ids)
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.heading, k.context, k.text, e.vec FROM chunk k LEFT JOIN embedding e ON e.chunk_id = k.id
 WHERE k.id IN (`+ph+`)`, args...)
