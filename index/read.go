@@ -337,7 +337,7 @@ func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book,
 	return out, nil
 }
 
-// idList returns the placeholders of an IN list of ids, "?,?,?", and the
+// idList returns the question marks of an IN list of ids, "?,?,?", and the
 // ids as arguments.
 func idList(ids []int64) (string, []any) {
 	args := make([]any, len(ids))
