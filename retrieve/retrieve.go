@@ -223,6 +223,18 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		return h
 	}
+	// Each phrasing's query vector, embedded once for whichever of the
+	// vector arm and the rerank asks first.
+	queryVecs := make([]func() ([]float32, error), len(phrasings))
+	for i, p := range phrasings {
+		queryVecs[i] = sync.OnceValues(func() ([]float32, error) {
+			v, err := s.emb.EmbedQuery(ctx, p)
+			if err != nil {
+				return nil, fmt.Errorf("embed query: %w", err)
+			}
+			return v, nil
+		})
+	}
 	var ftsLists [][]index.FTSHit
 	var vecLists [][]scored
 	var ftsErr, vecErr error
@@ -232,7 +244,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// not (a misspelled or foreign question).
 		ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool)
 		if vectors && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < limit) {
-			vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool)
+			vecLists, vecErr = s.vectorArm(ctx, queryVecs, filter, pool)
 		}
 	} else {
 		// The arms run side by side: full-text search keeps one core busy
@@ -242,7 +254,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool) })
 		}
 		if vectors && (mode == Vector || mode == Hybrid) {
-			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, phrasings, filter, pool) })
+			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, queryVecs, filter, pool) })
 		}
 		wg.Wait()
 	}
@@ -257,9 +269,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		for i, hits := range ftsLists {
 			var qv []float32
 			if vectors {
-				v, err := s.emb.EmbedQuery(ctx, phrasings[i])
+				v, err := queryVecs[i]()
 				if err != nil {
-					return nil, fmt.Errorf("embed query: %w", err)
+					return nil, err
 				}
 				if !isZero(v) {
 					qv = v
@@ -473,8 +485,9 @@ func (s *Searcher) ftsArm(ctx context.Context, phrasings []string, filter index.
 	return lists, nil
 }
 
-// vectorArm ranks each phrasing by cosine similarity.
-func (s *Searcher) vectorArm(ctx context.Context, phrasings []string, filter index.BookFilter, pool int) ([][]scored, error) {
+// vectorArm ranks each phrasing, given by its query vector, by cosine
+// similarity.
+func (s *Searcher) vectorArm(ctx context.Context, queryVecs []func() ([]float32, error), filter index.BookFilter, pool int) ([][]scored, error) {
 	if s.vecs.loadingFirst() {
 		// A server answers its first questions from full text while its
 		// vectors load (a second or two for 100,000 chunks) rather than
@@ -489,10 +502,10 @@ func (s *Searcher) vectorArm(ctx context.Context, phrasings []string, filter ind
 		return nil, err
 	}
 	var lists [][]scored
-	for _, p := range phrasings {
-		qv, err := s.emb.EmbedQuery(ctx, p)
+	for _, vec := range queryVecs {
+		qv, err := vec()
 		if err != nil {
-			return nil, fmt.Errorf("embed query: %w", err)
+			return nil, err
 		}
 		if isZero(qv) {
 			// No features (punctuation only): every chunk would tie.
