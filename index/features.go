@@ -54,10 +54,13 @@ func (d *DB) SampleFeatureStats(ctx context.Context, features Features) (Feature
 	}
 	st := FeatureStats{Chunks: n}
 	df := make(map[uint64]uint32)
-	err = d.sampleChunks(ctx, FeatureSample, func(c ChunkText) {
+	err = d.sampleChunks(ctx, FeatureSample, n, func(c ChunkText) {
 		st.Docs++
 		features(c.String(), func(key uint64, _ uint32) { df[key]++ })
 	})
+	if err != nil {
+		return FeatureStats{}, err
+	}
 	st.Keys = make([]uint64, 0, len(df))
 	for k := range df {
 		st.Keys = append(st.Keys, k)
@@ -67,11 +70,11 @@ func (d *DB) SampleFeatureStats(ctx context.Context, features Features) (Feature
 	for i, k := range st.Keys {
 		st.DF[i] = df[k]
 	}
-	return st, err
+	return st, nil
 }
 
 // FeatureStatsHeader returns the stored statistics without their counts
-// (DF is nil), or ok false when there are none: an index written before
+// (Keys and DF are nil), or ok false when there are none: an index written before
 // them, or not synced since.
 func (d *DB) FeatureStatsHeader(ctx context.Context) (st FeatureStats, ok bool, err error) {
 	err = d.db.QueryRowContext(ctx, `SELECT version, chunks, docs FROM feature_stats`).Scan(&st.Version, &st.Chunks, &st.Docs)
@@ -154,16 +157,11 @@ func decodeDF(b []byte) (keys []uint64, df []uint32, err error) {
 }
 
 // sampleChunks calls fn with the texts of about n chunks spread evenly over
-// the index by id (so over its books), or of every chunk when it holds no
-// more than n. The same index gives the same sample.
-func (d *DB) sampleChunks(ctx context.Context, n int, fn func(ChunkText)) error {
-	var lo, hi, count int64
-	err := d.db.QueryRowContext(ctx, `
-SELECT coalesce((SELECT min(id) FROM chunk), 0), coalesce((SELECT max(id) FROM chunk), -1), (SELECT count(*) FROM chunk)`).Scan(&lo, &hi, &count)
-	if err != nil {
-		return fmt.Errorf("sample chunks: %w", err)
-	}
-	if count <= int64(n) {
+// the index by id (so over its books), or of every chunk when the index,
+// which holds total chunks, holds no more than n. The same index gives the
+// same sample.
+func (d *DB) sampleChunks(ctx context.Context, n, total int, fn func(ChunkText)) error {
+	if total <= n {
 		rows, err := d.db.QueryContext(ctx, `SELECT heading, context, text FROM chunk`)
 		if err != nil {
 			return fmt.Errorf("sample chunks: %w", err)
@@ -178,6 +176,12 @@ SELECT coalesce((SELECT min(id) FROM chunk), 0), coalesce((SELECT max(id) FROM c
 		}
 		return rows.Err()
 	}
+	var lo, hi int64
+	err := d.db.QueryRowContext(ctx, `
+SELECT coalesce((SELECT min(id) FROM chunk), 0), coalesce((SELECT max(id) FROM chunk), -1)`).Scan(&lo, &hi)
+	if err != nil {
+		return fmt.Errorf("sample chunks: %w", err)
+	}
 	// One seek per sampled chunk: a scan would read every chunk's text.
 	stmt, err := d.db.PrepareContext(ctx, `SELECT id, heading, context, text FROM chunk WHERE id >= ? ORDER BY id LIMIT 1`)
 	if err != nil {
@@ -190,7 +194,7 @@ SELECT coalesce((SELECT min(id) FROM chunk), 0), coalesce((SELECT max(id) FROM c
 		var id int64
 		var c ChunkText
 		err := stmt.QueryRowContext(ctx, lo+i*span/int64(n)).Scan(&id, &c.Heading, &c.Context, &c.Text)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			break
 		}
 		if err != nil {

@@ -375,7 +375,7 @@ func TestSampleChunksAndChunkTexts(t *testing.T) {
 	}
 	sample := func(n int) []string {
 		var got []string
-		if err := w.sampleChunks(ctx, n, func(c ChunkText) { got = append(got, c.Text) }); err != nil {
+		if err := w.sampleChunks(ctx, n, len(ids), func(c ChunkText) { got = append(got, c.Text) }); err != nil {
 			t.Fatal(err)
 		}
 		return got

@@ -348,13 +348,22 @@ func (d *DB) ChunkVectors(ctx context.Context, ids []int64) (map[int64][]float32
 		if err := rows.Scan(&id, &raw); err != nil {
 			return nil, fmt.Errorf("load vectors: %w", err)
 		}
-		if len(raw)%4 == 0 {
-			v := make([]float32, len(raw)/4)
-			DecodeVector(v, raw)
+		if v := decodeVec(raw); v != nil {
 			out[id] = v
 		}
 	}
 	return out, rows.Err()
+}
+
+// decodeVec decodes a stored vector into a new slice; nil when raw is
+// empty or not a whole number of floats.
+func decodeVec(raw []byte) []float32 {
+	if len(raw) == 0 || len(raw)%4 != 0 {
+		return nil
+	}
+	v := make([]float32, len(raw)/4)
+	DecodeVector(v, raw)
+	return v
 }
 
 // JoinText joins a chunk's heading, context and text, leaving out the empty
@@ -391,10 +400,7 @@ WHERE k.id IN (`+ph+`)`, args...)
 		if err := rows.Scan(&id, &c.Heading, &c.Context, &c.Text, &raw); err != nil {
 			return nil, fmt.Errorf("load candidates: %w", err)
 		}
-		if len(raw) > 0 && len(raw)%4 == 0 {
-			c.Vec = make([]float32, len(raw)/4)
-			DecodeVector(c.Vec, raw)
-		}
+		c.Vec = decodeVec(raw)
 		out[id] = c
 	}
 	return out, rows.Err()

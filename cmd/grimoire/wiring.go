@@ -127,21 +127,15 @@ func (a *app) retrieveOptions(emb embed.Embedder) retrieve.Options {
 	r := a.cfg.Retrieval
 	o.Mode, o.RRFK, o.CandidatePool = r.Mode, r.RRFK, r.CandidatePool
 	o.FTSWeight, o.VectorWeight = r.FTSWeight, r.VectorWeight
+	o.Fusion = r.Fusion
+	if o.Fusion == "auto" {
+		o.Fusion = autoFusion(emb)
+	}
 	if emb == nil {
-		// Full text only for now (a model switch under way): re-scoring
-		// by sub-words needs no vectors.
-		o.Fusion = r.Fusion
-		if o.Fusion == "auto" {
-			o.Fusion = retrieve.Rerank
-		}
 		return o
 	}
 	if o.VectorWeight == 0 {
 		o.VectorWeight = autoVectorWeight(emb)
-	}
-	o.Fusion = r.Fusion
-	if o.Fusion == "auto" {
-		o.Fusion = autoFusion(emb)
 	}
 	o.Dim = emb.Info().Dim
 	return o
@@ -189,9 +183,11 @@ func autoVectorWeight(emb embed.Embedder) float64 {
 // leaves it to grimoire. The built-in embedder's vectors are a weak lexical
 // signal that hurts reciprocal rank fusion at any weight that matters; as
 // part of a rerank of full text's candidates they help (SciFact dev nDCG@10
-// in the README). Neural models get the usual rank fusion.
+// in the README). Neural models get the usual rank fusion. Without an
+// embedder (a model switch under way) search is full text, which re-scoring
+// by sub-words still improves.
 func autoFusion(emb embed.Embedder) string {
-	if emb.Info().Provider == "builtin" {
+	if emb == nil || emb.Info().Provider == "builtin" {
 		return retrieve.Rerank
 	}
 	return retrieve.RRF
