@@ -181,6 +181,19 @@ CREATE TABLE feature_stats (
 	df      BLOB NOT NULL
 );
 `,
+	// 7: what each library folder was when its files were last trusted
+	// (device and inode of the folder), and the removals held back under
+	// it for want of evidence.
+	`
+CREATE TABLE library_root (
+	path       TEXT PRIMARY KEY,
+	device     INTEGER NOT NULL DEFAULT 0,
+	inode      INTEGER NOT NULL DEFAULT 0,
+	held       TEXT NOT NULL DEFAULT '',
+	held_files INTEGER NOT NULL DEFAULT 0,
+	held_since INTEGER NOT NULL DEFAULT 0
+);
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

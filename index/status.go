@@ -24,8 +24,10 @@ type Status struct {
 	// Failures are failed books (with a path that holds them) and files
 	// that could not be indexed at all.
 	Failures []Failure
-	Stamp    *Stamp
-	LastRun  *Run
+	// Held are the removals held back for want of evidence.
+	Held    []Hold
+	Stamp   *Stamp
+	LastRun *Run
 	// SizeBytes is the size of the database file and its WAL.
 	SizeBytes int64
 }
@@ -67,6 +69,9 @@ ORDER BY 1`)
 		s.Failures = append(s.Failures, f)
 	}
 	rows.Close()
+	if s.Held, err = d.Holds(ctx); err != nil {
+		return s, err
+	}
 	if st, ok, err := d.Stamp(ctx); err != nil {
 		return s, err
 	} else if ok {

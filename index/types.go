@@ -151,6 +151,28 @@ type File struct {
 	VerifiedNS int64
 }
 
+// RootIdentity tells one folder from another that later takes its path: an
+// unmounted drive leaves an empty folder of another device at its mount
+// point. The zero value means unknown.
+type RootIdentity struct {
+	Device uint64
+	Inode  uint64
+}
+
+// IsZero reports whether the identity is unknown.
+func (r RootIdentity) IsZero() bool { return r == RootIdentity{} }
+
+// Hold is a removal that a sync did not apply for want of evidence: files
+// under a library folder are gone, but the folder is not the one that held
+// them, or too many went at once. The books stay until the files come back
+// or `grimoire sync --prune` applies the removal.
+type Hold struct {
+	Root   string    `json:"root"`
+	Reason string    `json:"reason"`
+	Files  int       `json:"files"` // files whose removal is held
+	Since  time.Time `json:"since"`
+}
+
 // Counters are one reconcile-and-ingest run's numbers.
 type Counters struct {
 	Scanned  int `json:"scanned"`  // files seen by the walk
@@ -160,6 +182,7 @@ type Counters struct {
 	Moved    int `json:"moved"`    // paths whose content appeared at a new path
 	Copied   int `json:"copied"`   // new paths holding already-known content
 	Removed  int `json:"removed"`  // paths gone from the library
+	Held     int `json:"held"`     // paths gone whose removal is held (see Hold)
 	Skipped  int `json:"skipped"`  // files skipped: too large, unstable, unreadable
 	Excluded int `json:"excluded"` // files whose content was deleted by the user
 	Ingested int `json:"ingested"` // books that became ready
@@ -176,6 +199,7 @@ func (c *Counters) Add(o Counters) {
 	c.Moved += o.Moved
 	c.Copied += o.Copied
 	c.Removed += o.Removed
+	c.Held += o.Held
 	c.Skipped += o.Skipped
 	c.Excluded += o.Excluded
 	c.Ingested += o.Ingested
@@ -197,4 +221,7 @@ type Run struct {
 	Finished time.Time `json:"finished"`
 	Counters
 	Failures []Failure `json:"failures"`
+	// Holds are the removals this run held back; not kept with the run
+	// (the index keeps the current ones, see DB.Holds).
+	Holds []Hold `json:"-"`
 }

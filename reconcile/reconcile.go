@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -41,6 +42,10 @@ type Options struct {
 	HashWorkers int
 	// BatchSize is the number of path changes per transaction; default 256.
 	BatchSize int
+	// Prune applies every removal, also those the evidence rules would
+	// hold back (see judgeRemovals): the user has checked that the files
+	// are really gone.
+	Prune bool
 	// Progress, when set, is called as files are hashed.
 	Progress func(done, total int)
 	Logger   *slog.Logger
@@ -50,6 +55,8 @@ type Options struct {
 type Result struct {
 	index.Counters
 	Failures []index.Failure
+	// Holds are the removals held back for want of evidence, by folder.
+	Holds []index.Hold
 }
 
 type scanner struct {
@@ -86,14 +93,11 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	vanished := func(f index.File) bool {
-		if !underCovered(f, res) {
-			// A root that is no longer configured is evidence too: the
-			// user removed it from the library.
-			return !underAnyRoot(f.Path, s.opts.Roots)
-		}
-		return true
+		// A row under no configured root is judged as a removal too; the
+		// evidence rules hold it back unless the user asks to prune.
+		return underCovered(f, res) || !underAnyRoot(f.Path, s.opts.Roots)
 	}
-	return s.apply(ctx, res, vanished, s.opts.Roots)
+	return s.apply(ctx, res, vanished, s.opts.Roots, true)
 }
 
 // Paths reconciles only the given paths (files or directories, existing or
@@ -101,19 +105,28 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 // its rows only when its library root still exists.
 func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (Result, error) {
 	s := newScanner(w, opts)
-	res := &walkResult{files: make(map[string]entry), covered: make(map[string]bool)}
+	res := newWalkResult()
 	var scope []string
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		root := rootOf(p, s.opts.Roots)
+		root := RootOf(p, s.opts.Roots)
 		if root == "" {
 			continue
 		}
-		if st, err := os.Stat(root); err != nil || !st.IsDir() {
-			res.problems = append(res.problems, problem{path: root, reason: rootProblem(err)})
-			continue
+		if res.roots[root] == nil {
+			st, err := os.Stat(root)
+			if err != nil || !st.IsDir() {
+				res.problems = append(res.problems, problem{path: root, reason: rootProblem(err)})
+				continue
+			}
+			res.roots[root] = &rootSeen{id: folderIdentity(root, st)}
 		}
 		if hasIgnoredPart(p, root) {
+			continue
+		}
+		if LinkBelow(p, root) != "" {
+			// Not a path of the library: a link in it leads elsewhere.
+			scope = append(scope, p)
 			continue
 		}
 		fi, err := os.Lstat(p)
@@ -147,10 +160,13 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 		}
 		return false
 	}
-	return s.apply(ctx, res, vanished, scope)
+	return s.apply(ctx, res, vanished, scope, false)
 }
 
-func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index.File) bool, issueScope []string) (Result, error) {
+// apply hashes what the walk found, records new, changed, moved and copied
+// paths, then the removals the evidence allows. full: the walk covered
+// every configured root, so what it did not see under one is gone.
+func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index.File) bool, issueScope []string, full bool) (Result, error) {
 	var out Result
 	out.Scanned = len(res.files)
 	out.Skipped = res.skipped
@@ -227,11 +243,31 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 	gone = keptGone
 	sort.Slice(hashed, func(i, j int) bool { return hashed[i].path < hashed[j].path })
 
+	// A new path holding the content of a vanished one is that file
+	// moved: the old path's removal is part of the move.
 	goneByHash := make(map[index.Hash][]string)
 	for _, f := range gone {
 		goneByHash[f.Hash] = append(goneByHash[f.Hash], f.Path)
 	}
 	consumed := make(map[string]bool)
+	movedTo := make(map[string]bool)
+	for _, h := range hashed {
+		if _, had := existing[h.path]; !had && takeMove(goneByHash, h.hash, consumed) {
+			movedTo[h.path] = true
+		}
+	}
+	var removals []index.File
+	for _, f := range gone {
+		if !consumed[f.Path] {
+			removals = append(removals, f)
+		}
+	}
+	known, err := s.w.LibraryRoots(ctx)
+	if err != nil {
+		return out, err
+	}
+	plan := s.judgeRemovals(removals, existing, res.roots, known)
+	out.Holds = plan.holds()
 
 	// New and changed paths first, removals last: a delete and a create in
 	// the same pass pair up as a move.
@@ -254,7 +290,7 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 					// Same content, new stat: nothing to count.
 				case had:
 					out.Changed++
-				case takeMove(goneByHash, h.hash, consumed):
+				case movedTo[h.path]:
 					out.Moved++
 				case created:
 					out.New++
@@ -280,6 +316,10 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		batch := gone[start:min(start+s.opts.BatchSize, len(gone))]
 		err := s.w.Update(ctx, func(t *index.Tx) error {
 			for _, f := range batch {
+				if !consumed[f.Path] && plan.held[s.rootKey(f)] != "" {
+					out.Held++
+					continue
+				}
 				if err := t.RemoveFile(ctx, f.Path); err != nil {
 					return err
 				}
@@ -311,6 +351,9 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		if err := t.ClearIssues(ctx, issueScope, keep); err != nil {
 			return err
 		}
+		if err := s.recordRoots(ctx, t, res, plan, known, existing, full); err != nil {
+			return err
+		}
 		pruned, err := t.Prune(ctx)
 		out.Pruned += pruned
 		return err
@@ -323,6 +366,47 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		s.log.Warn("skipped", "path", p.path, "reason", p.reason)
 	}
 	return out, nil
+}
+
+// recordRoots remembers each folder's identity once its removals were
+// all applied, and the removals held back under the others.
+func (s *scanner) recordRoots(ctx context.Context, t *index.Tx, res *walkResult, plan removalPlan, known map[string]index.LibraryRoot, existing map[string]index.File, full bool) error {
+	for root, reason := range plan.held {
+		if err := t.HoldRemovals(ctx, root, reason, plan.counts[root]); err != nil {
+			return err
+		}
+	}
+	for root, seen := range res.roots {
+		if plan.held[root] != "" {
+			continue
+		}
+		// A partial pass trusts a folder seen for the first time, or
+		// after a prune, but only a full one clears an earlier hold or
+		// accepts a folder that changed identity.
+		k, ok := known[root]
+		if full || s.opts.Prune || !ok || k.Identity.IsZero() && k.Hold == nil {
+			if err := t.TrustRoot(ctx, root, seen.id); err != nil {
+				return err
+			}
+		}
+	}
+	if !full {
+		return nil
+	}
+	// A folder left out of the library is forgotten once no file row
+	// lies under it.
+	rows := make(map[string]bool)
+	for _, f := range existing {
+		rows[s.rootKey(f)] = true
+	}
+	for root := range known {
+		if !slices.Contains(s.opts.Roots, root) && plan.held[root] == "" && (!rows[root] || s.opts.Prune) {
+			if err := t.ForgetRoot(ctx, root); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // takeMove pairs a new path with a vanished path of the same content.
@@ -456,10 +540,10 @@ func isBlocked(p string, blocked []string) bool {
 	return false
 }
 
-func underAnyRoot(p string, roots []string) bool { return rootOf(p, roots) != "" }
+func underAnyRoot(p string, roots []string) bool { return RootOf(p, roots) != "" }
 
-// rootOf returns the root that p lies under, or "".
-func rootOf(p string, roots []string) string {
+// RootOf returns the root that p lies under, or "".
+func RootOf(p string, roots []string) string {
 	for _, r := range roots {
 		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
 			return r

@@ -160,14 +160,25 @@ func TestScenario(t *testing.T) {
 	t.Run("root back, nothing changed", func(t *testing.T) {
 		expect(t, f.run(), index.Counters{Scanned: 3})
 	})
-	t.Run("root removed from the configuration prunes", func(t *testing.T) {
+	t.Run("root removed from the configuration holds its files", func(t *testing.T) {
 		other := t.TempDir()
 		opts := f.opts
 		f.opts.Roots = []string{other}
 		defer func() { f.opts = opts }()
 		r := f.run()
-		if r.Removed != 3 || r.Pruned != 2 {
+		if r.Removed != 0 || r.Held != 3 || r.Pruned != 0 {
 			t.Errorf("counters %+v", r.Counters)
+		}
+		if len(r.Holds) != 1 || r.Holds[0].Root != f.root || !strings.Contains(r.Holds[0].Reason, "no longer a library folder") {
+			t.Errorf("holds %+v", r.Holds)
+		}
+		f.opts.Prune = true
+		r = f.run()
+		if r.Removed != 3 || r.Pruned != 2 {
+			t.Errorf("with Prune: counters %+v", r.Counters)
+		}
+		if holds, _ := f.w.Holds(context.Background()); len(holds) != 0 {
+			t.Errorf("holds left after a prune: %+v", holds)
 		}
 	})
 }

@@ -34,6 +34,12 @@ type walkResult struct {
 	problems []problem
 	// skipped counts files left out on purpose (too large, unstable).
 	skipped int
+	// roots are the library folders this pass looked at.
+	roots map[string]*rootSeen
+}
+
+func newWalkResult() *walkResult {
+	return &walkResult{files: make(map[string]entry), covered: make(map[string]bool), roots: make(map[string]*rootSeen)}
 }
 
 type problem struct {
@@ -61,7 +67,7 @@ func Ignored(name string) bool {
 }
 
 func (s *scanner) walkRoots(ctx context.Context, roots []string) (*walkResult, error) {
-	res := &walkResult{files: make(map[string]entry), covered: make(map[string]bool)}
+	res := newWalkResult()
 	for _, root := range roots {
 		st, err := os.Stat(root) // the root itself may be a symlink the user chose
 		switch {
@@ -72,9 +78,12 @@ func (s *scanner) walkRoots(ctx context.Context, roots []string) (*walkResult, e
 			res.problems = append(res.problems, problem{path: root, reason: "library folder is not a directory; nothing under it was changed"})
 			continue
 		}
+		seen := &rootSeen{id: folderIdentity(root, st)}
+		res.roots[root] = seen
 		if err := s.walkDir(ctx, root, root, res); err != nil {
 			return nil, err
 		}
+		seen.walked = res.covered[root]
 	}
 	return res, nil
 }
@@ -139,11 +148,14 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 }
 
 func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) error {
+	if seen := res.roots[root]; seen != nil {
+		seen.files++
+	}
 	if s.opts.MaxFileSize > 0 && fi.Size() > s.opts.MaxFileSize {
 		res.skipped++
 		res.blocked = append(res.blocked, p)
 		res.problems = append(res.problems, problem{path: p, persistent: true,
-			reason: fmt.Sprintf("file is %s, over the size limit of %s; raise max_file_size to index it", humanBytes(fi.Size()), humanBytes(s.opts.MaxFileSize))})
+			reason: fmt.Sprintf("file is %s, over the size limit of %s; raise max_file_size_mb to index it", humanBytes(fi.Size()), humanBytes(s.opts.MaxFileSize))})
 		return nil
 	}
 	res.files[p] = entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), typ: typ}
@@ -169,4 +181,26 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// LinkBelow returns the first symbolic link among the folders between
+// root and p, or "": a path through one names something outside the
+// library, or a loop. The root itself may be a link the user chose.
+func LinkBelow(p, root string) string {
+	rel, err := filepath.Rel(root, filepath.Dir(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	dir := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		dir = filepath.Join(dir, part)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return "" // missing: the path is simply gone
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return dir
+		}
+	}
+	return ""
 }

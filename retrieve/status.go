@@ -29,10 +29,13 @@ type StatusView struct {
 	// LastSync is the last finished run, or nil before the first.
 	LastSync *index.Run      `json:"last_sync"`
 	Failures []index.Failure `json:"failures"`
-	Library  []string        `json:"library"`
-	DBPath   string          `json:"db_path"`
-	DBBytes  int64           `json:"db_bytes"`
-	Writer   WriterView      `json:"writer"`
+	// Held are removals held back for want of evidence that the files
+	// are gone (an unmounted drive, a folder emptied at once).
+	Held    []index.Hold `json:"held"`
+	Library []string     `json:"library"`
+	DBPath  string       `json:"db_path"`
+	DBBytes int64        `json:"db_bytes"`
+	Writer  WriterView   `json:"writer"`
 	// Watch is the running watcher's state; nil when none runs.
 	Watch *index.WatchState `json:"watch"`
 }
@@ -58,6 +61,10 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	}
 	if v.Failures == nil {
 		v.Failures = []index.Failure{}
+	}
+	v.Held = s.Held
+	if v.Held == nil {
+		v.Held = []index.Hold{}
 	}
 	if s.Stamp != nil {
 		v.EmbeddingModel = s.Stamp.Provider + "/" + s.Stamp.Model

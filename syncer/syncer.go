@@ -57,6 +57,7 @@ func Sync(ctx context.Context, w *index.Writer, opts Options, kind string, scope
 }
 
 func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []string, run *index.Run) error {
+	log := opts.log()
 	var res reconcile.Result
 	var err error
 	if scope != nil {
@@ -66,6 +67,10 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 	}
 	run.Counters.Add(res.Counters)
 	run.Failures = append(run.Failures, res.Failures...)
+	run.Holds = append(run.Holds, res.Holds...)
+	for _, h := range res.Holds {
+		log.Warn("removals held back", "folder", h.Root, "files", h.Files, "reason", h.Reason)
+	}
 	return err
 }
 

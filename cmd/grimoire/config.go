@@ -63,6 +63,9 @@ type Config struct {
 	// libraryFromFile: the library folders are the config file's (not
 	// --library, GRIMOIRE_LIBRARY or the current folder).
 	libraryFromFile bool
+	// named: the library or the index was named (config file, flag or
+	// environment), rather than both defaulting to the current folder.
+	named bool
 }
 
 // defaults are the built-in values of every key. They are also how viper
@@ -179,6 +182,7 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 			return nil, err
 		}
 	}
+	c.named = len(c.Library) > 0 || c.DBPath != ""
 	base := cwd
 	if file != "" {
 		base = filepath.Dir(file)

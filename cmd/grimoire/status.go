@@ -38,7 +38,7 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if index.CodeOf(err) == index.NotFound {
 		// No index yet is a state, not an error.
-		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, EmbeddingModel: a.configuredModel()}, nil
+		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, EmbeddingModel: a.configuredModel()}, nil
 	}
 	if err != nil {
 		return retrieve.StatusView{}, err
@@ -118,6 +118,12 @@ func (a *app) printStatus(v retrieve.StatusView) {
 	}
 	if v.Exclusions > 0 {
 		fmt.Fprintf(w, "excluded  %d deleted books (`grimoire exclusions` lists them)\n", v.Exclusions)
+	}
+	for _, h := range v.Held {
+		fmt.Fprintf(w, "kept      %d files that are gone from %s, since %s: %s\n", h.Files, h.Root, h.Since.Local().Format(time.DateTime), h.Reason)
+	}
+	if len(v.Held) > 0 {
+		fmt.Fprintln(w, "          their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
 	}
 	if len(v.Failures) > 0 {
 		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))

@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -11,36 +14,35 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/syncer"
 )
 
 func (a *app) syncCmd() *cobra.Command {
-	var asJSON, retry bool
+	var asJSON, retry, prune bool
 	cmd := &cobra.Command{
 		Use:   "sync [PATH]",
 		Short: "Bring the index up to date with the library once",
 		Long: `sync scans the library folders, hashes new and changed files, ingests new
 books, records moves and copies, and prunes books whose files are gone.
-With PATH inside the library, only that file or folder is scanned; any other
-PATH is taken as the library folder.`,
+With PATH inside the library, only that file or folder is scanned. When no
+library or index is configured, a folder PATH is taken as the library.
+
+Removals need evidence: when a library folder is not the one its books were
+found in (an unmounted drive leaves an empty folder of another device), is
+empty, is no longer configured, or loses more than half of its files at
+once (more than 10), its books are kept and status says why. --prune
+applies those removals.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var scope []string
 			if len(args) == 1 {
-				p, err := filepath.Abs(args[0])
-				if err != nil {
+				var err error
+				if scope, err = a.syncScope(cmd, args[0]); err != nil {
 					return err
 				}
-				if underRoots(p, a.cfg.Library) {
-					scope = []string{p}
-				} else {
-					a.libraryFlag = []string{p}
-					if err := a.setup(cmd); err != nil {
-						return err
-					}
-				}
 			}
-			run, err := a.sync(cmd.Context(), "sync", scope, retry)
+			run, err := a.sync(cmd.Context(), "sync", scope, syncFlags{retry: retry, prune: prune})
 			if err != nil && run == nil {
 				return err
 			}
@@ -56,11 +58,50 @@ PATH is taken as the library folder.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's counters as JSON")
 	cmd.Flags().BoolVar(&retry, "retry", false, "try failed books again")
+	cmd.Flags().BoolVar(&prune, "prune", false, "apply removals held back for want of evidence (see status)")
 	return cmd
 }
 
+// syncScope turns sync's PATH into the paths to reconcile: a file or
+// folder inside the library, never through a symbolic link. Outside the
+// library it is an error, unless nothing names the library or the index,
+// in which case a folder PATH becomes the library (scope nil).
+func (a *app) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
+	p, err := filepath.Abs(arg)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	root := reconcile.RootOf(p, a.cfg.Library)
+	if root != "" {
+		if link := reconcile.LinkBelow(p, root); link != "" {
+			return nil, usageError{fmt.Errorf("%s goes through the symbolic link %s; grimoire never follows links inside the library; nothing was changed", p, link)}
+		}
+	}
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("%s: %w; nothing was changed (a sync without PATH notices removed files)", p, unwrapPathError(err))}
+	}
+	if root != "" {
+		return []string{p}, nil
+	}
+	if a.cfg.named {
+		return nil, usageError{fmt.Errorf("%s is outside the library (%s); nothing was changed. Give a file or folder inside it, or add the folder to library", p, strings.Join(a.cfg.Library, ", "))}
+	}
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		return nil, usageError{fmt.Errorf("%s is a symbolic link; give the folder it points to; nothing was changed", p)}
+	case !st.IsDir():
+		return nil, usageError{fmt.Errorf("%s is a file outside the library (%s); nothing was changed", p, strings.Join(a.cfg.Library, ", "))}
+	}
+	a.libraryFlag = []string{p}
+	return nil, a.setup(cmd)
+}
+
+// syncFlags are the options of a sync run beyond its scope.
+type syncFlags struct{ retry, prune bool }
+
 // sync runs one reconcile-and-ingest pass under the writer lock.
-func (a *app) sync(ctx context.Context, kind string, scope []string, retry bool) (*index.Run, error) {
+func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
 	if err := a.cfg.requireLibrary(); err != nil {
 		return nil, err
 	}
@@ -73,7 +114,8 @@ func (a *app) sync(ctx context.Context, kind string, scope []string, retry bool)
 	if err != nil {
 		return nil, err
 	}
-	if retry {
+	opts.Reconcile.Prune = flags.prune
+	if flags.retry {
 		if err := w.RetryFailed(ctx); err != nil {
 			return nil, err
 		}
@@ -87,14 +129,12 @@ func (a *app) sync(ctx context.Context, kind string, scope []string, retry bool)
 	return syncer.Sync(ctx, w, opts, kind, scope)
 }
 
-func underRoots(p string, roots []string) bool {
-	for _, r := range roots {
-		rel, err := filepath.Rel(r, p)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
-	return false
+	return err
 }
 
 // syncJSON is the shape of `grimoire sync --json`.
@@ -102,6 +142,7 @@ func syncJSON(r *index.Run) any {
 	type out struct {
 		index.Counters
 		Failures   []index.Failure `json:"failures"`
+		Holds      []index.Hold    `json:"holds"`
 		Started    time.Time       `json:"started"`
 		Finished   time.Time       `json:"finished"`
 		DurationMS int64           `json:"duration_ms"`
@@ -110,7 +151,11 @@ func syncJSON(r *index.Run) any {
 	if f == nil {
 		f = []index.Failure{}
 	}
-	return out{Counters: r.Counters, Failures: f, Started: r.Started, Finished: r.Finished, DurationMS: r.Finished.Sub(r.Started).Milliseconds()}
+	h := r.Holds
+	if h == nil {
+		h = []index.Hold{}
+	}
+	return out{Counters: r.Counters, Failures: f, Holds: h, Started: r.Started, Finished: r.Finished, DurationMS: r.Finished.Sub(r.Started).Milliseconds()}
 }
 
 func (a *app) printSyncSummary(r *index.Run) {
@@ -126,5 +171,11 @@ func (a *app) printSyncSummary(r *index.Run) {
 	fmt.Fprintf(a.stdout, "\ningested %d books, pruned %d, %d failed (%.1fs)\n", c.Ingested, c.Pruned, c.Failed, r.Finished.Sub(r.Started).Seconds())
 	for _, f := range r.Failures {
 		fmt.Fprintf(a.stdout, "  %s: %s\n", f.Path, f.Error)
+	}
+	for _, h := range r.Holds {
+		fmt.Fprintf(a.stdout, "kept %d files that are gone from %s: %s\n", h.Files, h.Root, h.Reason)
+	}
+	if len(r.Holds) > 0 {
+		fmt.Fprintln(a.stdout, "  their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
 	}
 }

@@ -1,0 +1,98 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// LibraryRoot is what the index remembers of a library folder.
+type LibraryRoot struct {
+	Path string
+	// Identity is the folder's identity when its files were last trusted;
+	// zero before the first pass that saw it.
+	Identity RootIdentity
+	// Hold is the removal held back under it; nil when none is.
+	Hold *Hold
+}
+
+// LibraryRoots returns every remembered library folder, keyed by path.
+func (d *DB) LibraryRoots(ctx context.Context) (map[string]LibraryRoot, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT path, device, inode, held, held_files, held_since FROM library_root`)
+	if err != nil {
+		return nil, fmt.Errorf("load library folders: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]LibraryRoot)
+	for rows.Next() {
+		var r LibraryRoot
+		var dev, ino, since int64
+		var reason string
+		var files int
+		if err := rows.Scan(&r.Path, &dev, &ino, &reason, &files, &since); err != nil {
+			return nil, fmt.Errorf("load library folders: %w", err)
+		}
+		r.Identity = RootIdentity{Device: uint64(dev), Inode: uint64(ino)}
+		if reason != "" {
+			r.Hold = &Hold{Root: r.Path, Reason: reason, Files: files, Since: time.Unix(0, since).UTC()}
+		}
+		out[r.Path] = r
+	}
+	return out, rows.Err()
+}
+
+// Holds returns the removals held back, by folder.
+func (d *DB) Holds(ctx context.Context) ([]Hold, error) {
+	roots, err := d.LibraryRoots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hold
+	for _, r := range roots {
+		if r.Hold != nil {
+			out = append(out, *r.Hold)
+		}
+	}
+	slices.SortFunc(out, func(a, b Hold) int { return strings.Compare(a.Root, b.Root) })
+	return out, nil
+}
+
+// TrustRoot records a folder's identity as the one its files belong to
+// and clears any hold under it: a pass saw the folder and applied every
+// removal under it.
+func (t *Tx) TrustRoot(ctx context.Context, path string, id RootIdentity) error {
+	_, err := t.tx.ExecContext(ctx, `
+INSERT INTO library_root(path, device, inode) VALUES (?, ?, ?)
+ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode,
+	held = '', held_files = 0, held_since = 0`, path, int64(id.Device), int64(id.Inode))
+	if err != nil {
+		return fmt.Errorf("remember library folder %s: %w", path, err)
+	}
+	return nil
+}
+
+// HoldRemovals records that files under a folder are gone but were kept,
+// and why. The folder's remembered identity stays as it was. A hold that
+// is already there keeps its start time.
+func (t *Tx) HoldRemovals(ctx context.Context, root, reason string, files int) error {
+	_, err := t.tx.ExecContext(ctx, `
+INSERT INTO library_root(path, held, held_files, held_since) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT(path) DO UPDATE SET held = ?2, held_files = ?3,
+	held_since = CASE WHEN held_since = 0 THEN ?4 ELSE held_since END`, root, reason, files, t.now)
+	if err != nil {
+		return fmt.Errorf("hold removals under %s: %w", root, err)
+	}
+	return nil
+}
+
+// ForgetRoot drops what the index remembers of a folder that is no longer
+// in the library and holds no file.
+func (t *Tx) ForgetRoot(ctx context.Context, path string) error {
+	if _, err := t.tx.ExecContext(ctx, `DELETE FROM library_root WHERE path = ?`, path); err != nil {
+		return fmt.Errorf("forget library folder %s: %w", path, err)
+	}
+	return nil
+}
