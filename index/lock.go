@@ -16,13 +16,19 @@ type LockHolder struct {
 	Command string    `json:"command"`
 	Host    string    `json:"host,omitempty"`
 	Started time.Time `json:"started"`
+	// Trouble is what the holder is failing at and retrying (see
+	// Writer.ReportTrouble); empty while all is well.
+	Trouble      string    `json:"trouble,omitempty"`
+	TroubleSince time.Time `json:"trouble_since,omitzero"`
+	RetryAt      time.Time `json:"retry_at,omitzero"`
 }
 
 // fileLock is an advisory, exclusive lock on a file beside the database. The
 // operating system releases it when the process dies, kill -9 included, so a
 // crash never leaves the index locked.
 type fileLock struct {
-	f *os.File
+	f      *os.File
+	holder LockHolder
 }
 
 func acquireLock(path, command string) (*fileLock, error) {
@@ -38,11 +44,45 @@ func acquireLock(path, command string) (*fileLock, error) {
 		return nil, fmt.Errorf("take writer lock %s: %w", path, err)
 	}
 	host, _ := os.Hostname()
-	info, _ := json.Marshal(LockHolder{PID: os.Getpid(), Command: command, Host: host, Started: time.Now().UTC()})
+	l := &fileLock{f: f, holder: LockHolder{PID: os.Getpid(), Command: command, Host: host, Started: time.Now().UTC()}}
 	if err := f.Truncate(0); err == nil {
-		f.WriteAt(append(info, '\n'), 0)
+		l.write()
 	}
-	return &fileLock{f: f}, nil
+	return l, nil
+}
+
+// write stores the holder record in the lock file. It overwrites the
+// file in place and then trims it, so that on a full disk it needs no new
+// space as long as the record fits the block the file already has.
+func (l *fileLock) write() error {
+	info, _ := json.Marshal(l.holder)
+	info = append(info, '\n')
+	if _, err := l.f.WriteAt(info, 0); err != nil {
+		return err
+	}
+	return l.f.Truncate(int64(len(info)))
+}
+
+// ReportTrouble tells readers (status) what the writer is failing at and
+// when it retries; an empty trouble clears it. It goes to the lock file,
+// not the database, because the trouble may be that the database cannot
+// be written (a full disk).
+func (w *Writer) ReportTrouble(trouble string, retryAt time.Time) error {
+	h := &w.lock.holder
+	switch {
+	case trouble == "":
+		h.TroubleSince, h.RetryAt = time.Time{}, time.Time{}
+	case h.Trouble == "":
+		h.TroubleSince = time.Now().UTC()
+	}
+	h.Trouble = trouble
+	if trouble != "" {
+		h.RetryAt = retryAt.UTC()
+	}
+	if err := w.lock.write(); err != nil {
+		return fmt.Errorf("report to %s: %w", w.lock.f.Name(), err)
+	}
+	return nil
 }
 
 func (l *fileLock) release() {

@@ -46,6 +46,12 @@ type WriterView struct {
 	PID     int       `json:"pid,omitempty"`
 	Command string    `json:"command,omitempty"`
 	Since   time.Time `json:"since,omitzero"`
+	// Trouble is what the writer is failing at and retrying (a full
+	// disk, a model server that is down), since TroubleSince; the next
+	// try is at RetryAt.
+	Trouble      string    `json:"trouble,omitempty"`
+	TroubleSince time.Time `json:"trouble_since,omitzero"`
+	RetryAt      time.Time `json:"retry_at,omitzero"`
 }
 
 // Status summarises the library. roots are the configured library folders.
@@ -76,7 +82,8 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 		v.Reembedding = ns.Provider + "/" + ns.Model
 	}
 	if h, running := index.ReadLockHolder(l.DB.Path()); running {
-		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started}
+		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started,
+			Trouble: h.Trouble, TroubleSince: h.TroubleSince, RetryAt: h.RetryAt}
 		// A watch state is only current while its process holds the lock.
 		if ws, err := l.DB.WatchState(ctx); err == nil && ws != nil && ws.PID == h.PID {
 			v.Watch = ws

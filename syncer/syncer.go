@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -24,7 +23,12 @@ type Options struct {
 	Reconcile reconcile.Options
 	Ingest    ingest.Options
 	Watch     watcher.Options
-	Logger    *slog.Logger
+	// RetryMin and RetryMax bound the delay before the watch loop tries
+	// a failed reconcile or ingest again (a full disk, a model server
+	// that is down): it starts at RetryMin and doubles up to RetryMax.
+	// Defaults 2 s and 5 min.
+	RetryMin, RetryMax time.Duration
+	Logger             *slog.Logger
 }
 
 func (o Options) log() *slog.Logger {
@@ -109,7 +113,7 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	st := &stateKeeper{w: w, state: index.WatchState{PID: os.Getpid(), Started: time.Now().UTC()}, wt: wt}
+	st := &stateKeeper{w: w, state: index.WatchState{PID: os.Getpid(), Started: time.Now().UTC()}, wt: wt, log: log}
 	var wg sync.WaitGroup
 	werr := make(chan error, 1)
 	wg.Add(1)
@@ -119,8 +123,11 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	}()
 
 	// The ingest loop runs whenever poked; pokes while it runs coalesce
-	// into one more round.
+	// into one more round. It reports each round's outcome on ingested.
 	poke := make(chan struct{}, 1)
+	ingested := make(chan error, 1)
+	retry := newRetrier(opts.RetryMin, opts.RetryMax)
+	defer retry.stop()
 	var runMu sync.Mutex
 	var current *runRecord
 	wg.Add(1)
@@ -151,58 +158,94 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 				current.finish(ctx, w)
 			}
 			runMu.Unlock()
-			if err != nil && ctx.Err() == nil {
-				log.Error("ingest failed; retrying after the next change", "err", err)
+			if ctx.Err() != nil {
+				return
 			}
+			// Only the latest outcome matters to the loop.
+			select {
+			case <-ingested:
+			default:
+			}
+			ingested <- err
 		}
 	}()
 
+	// reconciled: the last reconcile passed, so a passing ingest round
+	// means the library is in sync again.
+	reconciled := true
+	fail := func(what string, err error) {
+		at := retry.failed()
+		log.Error(what+" failed; retrying", "err", err, "at", at.Format(time.TimeOnly))
+		st.failing(err, at)
+	}
 	var loopErr error
 loop:
 	for {
+		var b watcher.Batch
 		select {
 		case <-ctx.Done():
 			break loop
 		case err := <-werr:
 			loopErr = err
 			break loop
-		case b, ok := <-wt.Batches():
+		case err := <-ingested:
+			switch {
+			case err != nil:
+				fail("ingest", err)
+			case reconciled && retry.pending():
+				retry.passed()
+				log.Info("the watcher is in sync again")
+				st.failing(nil, time.Time{})
+			}
+			continue
+		case <-retry.due():
+			// A failed batch's changes are lost with it: look at
+			// everything again.
+			b = watcher.Batch{Rescan: true, Reason: "retry after an error"}
+		case nb, ok := <-wt.Batches():
 			if !ok {
 				break loop
 			}
-			kind := "watch"
-			var scope []string
-			if b.Rescan {
-				kind, scope = "rescan", nil
-			} else {
-				scope = append(append(scope, b.Changed...), b.Removed...)
-			}
-			rec, err := startRecord(ctx, w, kind)
-			if err != nil {
-				loopErr = err
+			b = nb
+		}
+		kind := "watch"
+		var scope []string
+		if b.Rescan {
+			kind, scope = "rescan", nil
+		} else {
+			scope = append(append(scope, b.Changed...), b.Removed...)
+		}
+		rec, err := startRecord(ctx, w, kind)
+		if err != nil {
+			if ctx.Err() != nil {
 				break loop
 			}
-			if err := reconcileOnce(ctx, w, opts, scope, rec.run); err != nil {
-				if ctx.Err() != nil {
-					break loop
-				}
-				log.Error("reconcile failed; a full rescan will follow", "err", err, "reason", b.Reason)
-				rec.run.Failures = append(rec.run.Failures, index.Failure{Path: "", Error: err.Error()})
+			reconciled = false
+			fail("recording the run", err)
+			continue
+		}
+		err = reconcileOnce(ctx, w, opts, scope, rec.run)
+		reconciled = err == nil
+		if err != nil {
+			if ctx.Err() != nil {
+				break loop
 			}
-			if b.Rescan {
-				st.fullScan(ctx)
-			}
-			runMu.Lock()
-			if current != nil {
-				current.finish(ctx, w)
-			}
-			current = rec
-			runMu.Unlock()
-			st.publish(ctx)
-			select {
-			case poke <- struct{}{}:
-			default:
-			}
+			fail("reconcile", err)
+			rec.run.Failures = append(rec.run.Failures, index.Failure{Path: "", Error: err.Error()})
+		}
+		if b.Rescan {
+			st.fullScan(ctx)
+		}
+		runMu.Lock()
+		if current != nil {
+			current.finish(ctx, w)
+		}
+		current = rec
+		runMu.Unlock()
+		st.publish(ctx)
+		select {
+		case poke <- struct{}{}:
+		default:
 		}
 	}
 	cancel()
@@ -230,7 +273,7 @@ func startRecord(ctx context.Context, w *index.Writer, kind string) (*runRecord,
 	r := &runRecord{run: &index.Run{Kind: kind, Started: time.Now().UTC()}}
 	id, err := w.StartRun(ctx, kind, r.run.Started)
 	if err != nil {
-		return nil, fmt.Errorf("record run: %w", err)
+		return nil, err
 	}
 	r.id = id
 	return r, nil
@@ -242,11 +285,70 @@ func (r *runRecord) finish(ctx context.Context, w *index.Writer) {
 	w.FinishRun(context.WithoutCancel(ctx), r.id, *r.run)
 }
 
+// retrier schedules the retries of a failing watch loop with a delay that
+// doubles from min up to max.
+type retrier struct {
+	min, max time.Duration
+	delay    time.Duration // 0 while nothing fails
+	timer    *time.Timer
+}
+
+func newRetrier(lo, hi time.Duration) *retrier {
+	if lo <= 0 {
+		lo = 2 * time.Second
+	}
+	if hi <= 0 {
+		hi = 5 * time.Minute
+	}
+	return &retrier{min: lo, max: max(lo, hi)}
+}
+
+// failed schedules the next retry and returns when it is due.
+func (r *retrier) failed() time.Time {
+	if r.delay == 0 {
+		r.delay = r.min
+	} else {
+		r.delay = min(2*r.delay, r.max)
+	}
+	if r.timer == nil {
+		r.timer = time.NewTimer(r.delay)
+	} else {
+		r.timer.Reset(r.delay)
+	}
+	return time.Now().Add(r.delay)
+}
+
+// pending reports whether something failed and has not passed since.
+func (r *retrier) pending() bool { return r.delay > 0 }
+
+// passed ends the retries.
+func (r *retrier) passed() {
+	r.delay = 0
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// due fires when a retry is due; nil (never) while nothing fails.
+func (r *retrier) due() <-chan time.Time {
+	if r.delay == 0 || r.timer == nil {
+		return nil
+	}
+	return r.timer.C
+}
+
+func (r *retrier) stop() {
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
 // stateKeeper publishes WatchState into the index, at most every second
 // for progress updates.
 type stateKeeper struct {
-	w  *index.Writer
-	wt *watcher.Watcher
+	w   *index.Writer
+	wt  *watcher.Watcher
+	log *slog.Logger
 
 	mu        sync.Mutex
 	state     index.WatchState
@@ -261,6 +363,19 @@ func (s *stateKeeper) ingesting(ctx context.Context, book string) {
 	s.mu.Unlock()
 	if due {
 		s.publish(ctx)
+	}
+}
+
+// failing shows status the error the loop is retrying (nil: none), at
+// once: it must show while it lasts, even when the index cannot take a
+// write.
+func (s *stateKeeper) failing(err error, retryAt time.Time) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	if rerr := s.w.ReportTrouble(msg, retryAt); rerr != nil {
+		s.log.Warn("cannot tell status about the error", "err", rerr)
 	}
 }
 

@@ -153,3 +153,28 @@ func TestSyncKeepsFeatureStatistics(t *testing.T) {
 		t.Errorf("after removing half: %+v", st)
 	}
 }
+
+func TestRetrierBacksOff(t *testing.T) {
+	r := newRetrier(time.Second, 5*time.Second)
+	defer r.stop()
+	if r.pending() || r.due() != nil {
+		t.Fatal("a fresh retrier has something due")
+	}
+	var delays []time.Duration
+	for range 5 {
+		r.failed()
+		delays = append(delays, r.delay)
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 5 * time.Second, 5 * time.Second}
+	if fmt.Sprint(delays) != fmt.Sprint(want) {
+		t.Errorf("delays %v, want %v", delays, want)
+	}
+	r.passed()
+	if r.pending() || r.due() != nil {
+		t.Error("retries still due after a pass")
+	}
+	r.failed()
+	if r.delay != time.Second {
+		t.Errorf("after a pass the delay starts again at %v, want 1s", r.delay)
+	}
+}

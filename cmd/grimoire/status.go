@@ -91,6 +91,10 @@ func (a *app) printStatus(v retrieve.StatusView) {
 	}
 	if v.Writer.Running {
 		fmt.Fprintf(w, "writer    %s (pid %d) since %s\n", v.Writer.Command, v.Writer.PID, v.Writer.Since.Local().Format(time.DateTime))
+		if v.Writer.Trouble != "" {
+			fmt.Fprintf(w, "          failing since %s: %s; next retry at %s\n",
+				v.Writer.TroubleSince.Local().Format(time.DateTime), v.Writer.Trouble, v.Writer.RetryAt.Local().Format(time.TimeOnly))
+		}
 	} else {
 		fmt.Fprintf(w, "writer    none running\n")
 	}
@@ -107,6 +111,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		if ws.Degraded != "" {
 			fmt.Fprintf(w, "          %s\n", ws.Degraded)
 		}
+
 	}
 	if r := v.LastSync; r != nil {
 		c := r.Counters
