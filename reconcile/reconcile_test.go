@@ -209,7 +209,7 @@ func TestSizeLimitIsReported(t *testing.T) {
 	if r.Skipped != 1 || r.New != 1 {
 		t.Errorf("counters %+v", r.Counters)
 	}
-	if len(r.Failures) != 1 || !strings.Contains(r.Failures[0].Error, "size limit") {
+	if len(r.Failures) != 1 || !strings.Contains(r.Failures[0].Error, "size limit") || !strings.Contains(r.Failures[0].Error, "max_file_size_mb") {
 		t.Fatalf("failures %+v", r.Failures)
 	}
 	s, _ := f.w.Status(context.Background())

@@ -84,7 +84,7 @@ func (a *app) exclusionsCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "HASH\tTITLE\tPATH\tDELETED")
 			for _, e := range ex {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Hash.Short(), clip(e.Title, 40), e.Path, e.ExcludedAt.Local().Format(time.DateTime))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Hash.Short(), field(clip(e.Title, 40)), field(e.Path), e.ExcludedAt.Local().Format(time.DateTime))
 			}
 			return tw.Flush()
 		},

@@ -32,7 +32,7 @@ func (a *app) listCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SLUG\tTITLE\tAUTHOR\tTYPE\tCHAPTERS\tCHUNKS\tSTATUS")
 			for _, b := range books {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", b.Slug, clip(b.Title, 50), clip(b.Author, 30), b.SourceType, b.Chapters, b.Chunks, b.Status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", field(b.Slug), field(clip(b.Title, 50)), field(clip(b.Author, 30)), b.SourceType, b.Chapters, b.Chunks, b.Status)
 			}
 			return tw.Flush()
 		},

@@ -44,8 +44,10 @@ const (
 // app holds what every command shares: streams, global flags and the
 // configuration, loaded once a command runs.
 type app struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
+	stdin io.Reader
+	// stdout is for people: control characters in it are made visible
+	// (see terminalWriter); rawStdout is exact, for JSON and MCP.
+	stdout, rawStdout, stderr io.Writer
 
 	configFlag  string
 	libraryFlag []string
@@ -58,7 +60,7 @@ type app struct {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -75,7 +77,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "grimoire: interrupted")
 		return 130
 	}
-	fmt.Fprintln(stderr, "grimoire: "+err.Error())
+	fmt.Fprintln(stderr, "grimoire: "+escapeControls(err.Error(), "\n\t"))
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitInvalid
@@ -157,7 +159,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 
 // printJSON writes v as one indented JSON document on stdout.
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	enc := json.NewEncoder(a.rawStdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

@@ -26,18 +26,18 @@ func (a *app) outlineCmd() *cobra.Command {
 			if asJSON {
 				return a.printJSON(o)
 			}
-			fmt.Fprintf(a.stdout, "%s", o.Title)
+			fmt.Fprintf(a.stdout, "%s", field(o.Title))
 			if o.Author != "" {
-				fmt.Fprintf(a.stdout, " — %s", o.Author)
+				fmt.Fprintf(a.stdout, " — %s", field(o.Author))
 			}
 			fmt.Fprintln(a.stdout)
 			for _, c := range o.Chapters {
-				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, c.Title, pages(c.PageStart, c.PageEnd))
+				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, field(c.Title), pages(c.PageStart, c.PageEnd))
 				if len(c.Sections) == 1 && c.Sections[0].Title == c.Title {
 					continue
 				}
 				for _, s := range c.Sections {
-					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, s.Title, pages(s.PageStart, s.PageEnd))
+					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, field(s.Title), pages(s.PageStart, s.PageEnd))
 				}
 			}
 			return nil
@@ -71,7 +71,7 @@ func (a *app) sectionCmd() *cobra.Command {
 			if asJSON {
 				return a.printJSON(s)
 			}
-			fmt.Fprintf(a.stdout, "%s\n\n%s\n", s.Citation, s.Text)
+			fmt.Fprintf(a.stdout, "%s\n\n%s\n", field(s.Citation), s.Text)
 			return nil
 		},
 	}

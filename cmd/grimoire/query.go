@@ -43,7 +43,7 @@ TEXT.`,
 				fmt.Fprintln(a.stdout)
 			}
 			for i, h := range hits {
-				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n   %s\n\n", i+1, h.Citation, h.Path, h.Book, h.ChunkIndex, h.Score, indent(clip(oneLine(h.Text), 400)))
+				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n   %s\n\n", i+1, field(h.Citation), field(h.Path), field(h.Book), h.ChunkIndex, h.Score, indent(clip(oneLine(h.Text), 400)))
 			}
 			return nil
 		},

@@ -75,7 +75,7 @@ func (a *app) serve(ctx context.Context, httpAddr string, watch bool) error {
 	}()
 	srv := mcp.New(lib, mcp.Options{Version: version, Roots: a.cfg.Library, Logger: a.log})
 	if httpAddr == "" {
-		return srv.ServeStdio(ctx, a.stdin, a.stdout)
+		return srv.ServeStdio(ctx, a.stdin, a.rawStdout)
 	}
 	addr, err := loopbackDefault(httpAddr)
 	if err != nil {

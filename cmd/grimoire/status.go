@@ -72,13 +72,13 @@ func (a *app) configuredModel() string {
 
 func (a *app) printStatus(v retrieve.StatusView) {
 	w := a.stdout
-	fmt.Fprintf(w, "index     %s (%s)\n", v.DBPath, humanSize(v.DBBytes))
+	fmt.Fprintf(w, "index     %s (%s)\n", field(v.DBPath), humanSize(v.DBBytes))
 	for i, l := range v.Library {
 		label := "library"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(w, "%-9s %s\n", label, l)
+		fmt.Fprintf(w, "%-9s %s\n", label, field(l))
 	}
 	fmt.Fprintf(w, "books     %d ready, %d pending, %d ingesting, %d failed (%d files)\n", v.Ready, v.Pending, v.Parsed, v.Failed, v.Files)
 	fmt.Fprintf(w, "chunks    %d (%d embedded)\n", v.Chunks, v.Embedded)
@@ -93,7 +93,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		fmt.Fprintf(w, "writer    %s (pid %d) since %s\n", v.Writer.Command, v.Writer.PID, v.Writer.Since.Local().Format(time.DateTime))
 		if v.Writer.Trouble != "" {
 			fmt.Fprintf(w, "          failing since %s: %s; next retry at %s\n",
-				v.Writer.TroubleSince.Local().Format(time.DateTime), v.Writer.Trouble, v.Writer.RetryAt.Local().Format(time.TimeOnly))
+				v.Writer.TroubleSince.Local().Format(time.DateTime), field(v.Writer.Trouble), v.Writer.RetryAt.Local().Format(time.TimeOnly))
 		}
 	} else {
 		fmt.Fprintf(w, "writer    none running\n")
@@ -109,7 +109,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		}
 		fmt.Fprintln(w)
 		if ws.Degraded != "" {
-			fmt.Fprintf(w, "          %s\n", ws.Degraded)
+			fmt.Fprintf(w, "          %s\n", field(ws.Degraded))
 		}
 
 	}
@@ -125,7 +125,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		fmt.Fprintf(w, "excluded  %d deleted books (`grimoire exclusions` lists them)\n", v.Exclusions)
 	}
 	for _, h := range v.Held {
-		fmt.Fprintf(w, "kept      %d files that are gone from %s, since %s: %s\n", h.Files, h.Root, h.Since.Local().Format(time.DateTime), h.Reason)
+		fmt.Fprintf(w, "kept      %d files that are gone from %s, since %s: %s\n", h.Files, field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)
 	}
 	if len(v.Held) > 0 {
 		fmt.Fprintln(w, "          their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
@@ -133,7 +133,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 	if len(v.Failures) > 0 {
 		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))
 		for _, f := range v.Failures {
-			fmt.Fprintf(w, "  %s: %s\n", f.Path, f.Error)
+			fmt.Fprintf(w, "  %s: %s\n", field(f.Path), field(f.Error))
 		}
 	}
 }

@@ -170,10 +170,10 @@ func (a *app) printSyncSummary(r *index.Run) {
 	}
 	fmt.Fprintf(a.stdout, "\ningested %d books, pruned %d, %d failed (%.1fs)\n", c.Ingested, c.Pruned, c.Failed, r.Finished.Sub(r.Started).Seconds())
 	for _, f := range r.Failures {
-		fmt.Fprintf(a.stdout, "  %s: %s\n", f.Path, f.Error)
+		fmt.Fprintf(a.stdout, "  %s: %s\n", field(f.Path), field(f.Error))
 	}
 	for _, h := range r.Holds {
-		fmt.Fprintf(a.stdout, "kept %d files that are gone from %s: %s\n", h.Files, h.Root, h.Reason)
+		fmt.Fprintf(a.stdout, "kept %d files that are gone from %s: %s\n", h.Files, field(h.Root), h.Reason)
 	}
 	if len(r.Holds) > 0 {
 		fmt.Fprintln(a.stdout, "  their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
