@@ -128,7 +128,11 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		fmt.Fprintf(w, "kept      %d files that are gone from %s, since %s: %s\n", h.Files, field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)
 	}
 	if len(v.Held) > 0 {
-		fmt.Fprintln(w, "          their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
+		fmt.Fprint(w, "          their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
+		if v.Writer.Running {
+			fmt.Fprintf(w, " (stop %s first)", field(v.Writer.Command))
+		}
+		fmt.Fprintln(w)
 	}
 	if len(v.Failures) > 0 {
 		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))
