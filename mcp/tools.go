@@ -206,6 +206,12 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 	fmt.Fprintf(&b, "%d books ready, %d pending, %d being ingested, %d failed; %d chunks; model %s\n", v.Ready, v.Pending, v.Parsed, v.Failed, v.Chunks, v.EmbeddingModel)
 	if v.Writer.Running {
 		fmt.Fprintf(&b, "a %s is running (pid %d)\n", v.Writer.Command, v.Writer.PID)
+		if v.Writer.Trouble != "" {
+			fmt.Fprintf(&b, "it is failing and retrying: %s\n", v.Writer.Trouble)
+		}
+	}
+	for _, h := range v.Held {
+		fmt.Fprintf(&b, "kept %d files that are gone from %s (%s); their books stay searchable until the user runs `grimoire sync --prune`\n", h.Files, h.Root, h.Reason)
 	}
 	if v.LastSync != nil {
 		fmt.Fprintf(&b, "last sync finished %s\n", v.LastSync.Finished.Format("2006-01-02 15:04:05 UTC"))
