@@ -20,11 +20,12 @@ import (
 )
 
 type fixture struct {
-	lib    string
-	dbPath string
-	emb    embed.Embedder
-	w      *index.Writer
-	c      *client.Client
+	lib     string
+	dbPath  string
+	emb     embed.Embedder
+	w       *index.Writer
+	c       *client.Client
+	library *retrieve.Library
 }
 
 // newFixture builds a small library, indexes it with the real pipeline,
@@ -54,7 +55,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { r.Close() })
 	s := retrieve.New(&r.DB, f.emb, retrieve.Options{Dim: f.emb.Info().Dim})
-	srv := New(&retrieve.Library{DB: &r.DB, Searcher: s}, Options{Roots: []string{f.lib}, SectionChars: 5000})
+	f.library = &retrieve.Library{DB: &r.DB, Searcher: s}
+	srv := New(f.library, Options{Roots: []string{f.lib}, SectionChars: 5000})
 	c, err := client.NewInProcessClient(srv.MCPServer())
 	if err != nil {
 		t.Fatal(err)
