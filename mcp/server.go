@@ -10,10 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"strings"
-	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -35,6 +32,8 @@ type Options struct {
 	// state) to library_status.
 	Status func(*retrieve.StatusView)
 	Logger *slog.Logger
+	// HTTP guards the streamable HTTP transport.
+	HTTP HTTPOptions
 }
 
 // Server is the MCP server over one library.
@@ -85,37 +84,6 @@ func (s *Server) ServeStdio(ctx context.Context, stdin io.Reader, stdout io.Writ
 		return nil
 	}
 	return err
-}
-
-// Handler returns the streamable HTTP handler, to be mounted at /mcp.
-func (s *Server) Handler() http.Handler {
-	return server.NewStreamableHTTPServer(s.mcp, server.WithStreamableHTTPLogger(s.log))
-}
-
-// ServeHTTP serves streamable HTTP at addr under /mcp until ctx is done.
-// ready, when set, is called with the address actually bound.
-func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", addr, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	if ready != nil {
-		ready(ln.Addr())
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		srv.Shutdown(shutdown)
-		return nil
-	}
 }
 
 // readOnly are the annotations every tool carries: mcp-go's defaults claim

@@ -20,11 +20,12 @@ import (
 )
 
 type fixture struct {
-	lib    string
-	dbPath string
-	emb    embed.Embedder
-	w      *index.Writer
-	c      *client.Client
+	lib     string
+	dbPath  string
+	emb     embed.Embedder
+	w       *index.Writer
+	c       *client.Client
+	library *retrieve.Library
 }
 
 // newFixture builds a small library, indexes it with the real pipeline,
@@ -54,7 +55,8 @@ func newFixture(t *testing.T) *fixture {
 	}
 	t.Cleanup(func() { r.Close() })
 	s := retrieve.New(&r.DB, f.emb, retrieve.Options{Dim: f.emb.Info().Dim})
-	srv := New(&retrieve.Library{DB: &r.DB, Searcher: s}, Options{Roots: []string{f.lib}, SectionChars: 5000})
+	f.library = &retrieve.Library{DB: &r.DB, Searcher: s}
+	srv := New(f.library, Options{Roots: []string{f.lib}, SectionChars: 5000})
 	c, err := client.NewInProcessClient(srv.MCPServer())
 	if err != nil {
 		t.Fatal(err)
@@ -311,6 +313,77 @@ func TestNewBooksAppearWithoutRestart(t *testing.T) {
 			}
 			return
 		default:
+		}
+	}
+}
+
+// TestListBooksIsPaged: a large library comes in pages, like a long
+// section, and the pages add up to the whole list in order.
+func TestListBooksIsPaged(t *testing.T) {
+	f := newFixture(t)
+	for i := range 5 {
+		f.write(fmt.Sprintf("owls-%d.md", i), fmt.Sprintf("# Owls volume %d\n\nBarn owls swallow voles whole.\n", i))
+	}
+	f.sync(t)
+
+	type page struct {
+		Books      []retrieve.BookView `json:"books"`
+		Offset     int                 `json:"offset"`
+		NextOffset *int                `json:"next_offset"`
+		Total      int                 `json:"total"`
+	}
+	var all page
+	f.mustCall(t, "list_books", nil, &all)
+	if len(all.Books) != 7 || all.Total != 7 || all.NextOffset != nil {
+		t.Fatalf("default page of a small library: %d books, total %d, next %v", len(all.Books), all.Total, all.NextOffset)
+	}
+
+	var got []string
+	offset, pages := 0, 0
+	for {
+		var p page
+		text := f.mustCall(t, "list_books", map[string]any{"offset": offset, "limit": 3}, &p)
+		pages++
+		if len(p.Books) > 3 || p.Total != 7 || p.Offset != offset {
+			t.Fatalf("page at %d: %d books, total %d, offset %d", offset, len(p.Books), p.Total, p.Offset)
+		}
+		for _, b := range p.Books {
+			got = append(got, b.Slug)
+		}
+		if p.NextOffset == nil {
+			break
+		}
+		if !strings.Contains(text, fmt.Sprintf("offset %d", *p.NextOffset)) {
+			t.Errorf("text rendering does not say how to read on: %s", text)
+		}
+		offset = *p.NextOffset
+	}
+	var want []string
+	for _, b := range all.Books {
+		want = append(want, b.Slug)
+	}
+	if pages != 3 || strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%d pages gave %v, want %v", pages, got, want)
+	}
+
+	var filtered page
+	f.mustCall(t, "list_books", map[string]any{"query": "owls", "limit": 2, "offset": 2}, &filtered)
+	if filtered.Total != 5 || len(filtered.Books) != 2 || filtered.NextOffset == nil || *filtered.NextOffset != 4 {
+		t.Errorf("filtered page: total %d, %d books, next %v", filtered.Total, len(filtered.Books), filtered.NextOffset)
+	}
+
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"limit": -1}, "limit"},
+		{map[string]any{"limit": 100000}, "limit"},
+		{map[string]any{"offset": -1}, "offset"},
+		{map[string]any{"offset": 8}, "offset"},
+	} {
+		_, text, isErr := f.call(t, "list_books", tc.args)
+		if !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("list_books(%v): error %v %q", tc.args, isErr, text)
 		}
 	}
 }

@@ -15,10 +15,18 @@ type listBooksArgs struct {
 	Author string `json:"author,omitempty" jsonschema:"Only books whose author contains this text (case-insensitive)"`
 	Type   string `json:"type,omitempty" jsonschema:"Only books of this type,enum=pdf,enum=epub,enum=markdown,enum=text"`
 	Query  string `json:"query,omitempty" jsonschema:"Only books whose title or author contains this text"`
+	Offset int    `json:"offset,omitempty" jsonschema:"Where to start in the list: pass next_offset of the previous call"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Books per page: 1 to 500 (default 100)"`
 }
 
 type listBooksResult struct {
 	Books []retrieve.BookView `json:"books"`
+	// Offset is the position of the first book of this page in the list.
+	Offset int `json:"offset"`
+	// NextOffset is where the next page starts; null on the last page.
+	NextOffset *int `json:"next_offset"`
+	// Total counts every book the filters select.
+	Total int `json:"total"`
 }
 
 type outlineArgs struct {
@@ -60,9 +68,16 @@ type statusArgs struct{}
 
 const maxSearchLimit = 50
 
+// A page of list_books stays well under a megabyte (a book is about 700
+// bytes of JSON), however large the library.
+const (
+	defaultListLimit = 100
+	maxListLimit     = 500
+)
+
 func (s *Server) addTools() {
 	s.mcp.AddTool(tool("list_books", "List books",
-		`List the books in the user's library with their slug (the name every other tool takes), title, author, type, size in chapters/sections/chunks and status. Use it to find a book's slug, or to see what the library holds; filter by author, type or a part of the title.`,
+		`List the books in the user's library with their slug (the name every other tool takes), title, author, type, size in chapters/sections/chunks and status. Use it to find a book's slug, or to see what the library holds; filter by author, type or a part of the title. Books come in pages of 100 (limit up to 500) ordered by title; total counts them all, and when next_offset is not null, call again with offset = next_offset for the next page.`,
 		mcpgo.WithInputSchema[listBooksArgs](), mcpgo.WithOutputSchema[listBooksResult]()),
 		mcpgo.NewTypedToolHandler(s.listBooks))
 
@@ -93,20 +108,48 @@ func (s *Server) addTools() {
 }
 
 func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listBooksArgs) (*mcpgo.CallToolResult, error) {
+	limit := a.Limit
+	switch {
+	case limit < 0 || limit > maxListLimit:
+		return mcpgo.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (got %d)", maxListLimit, limit)), nil
+	case a.Offset < 0:
+		return mcpgo.NewToolResultError(fmt.Sprintf("offset must be 0 or more (got %d)", a.Offset)), nil
+	case limit == 0:
+		limit = defaultListLimit
+	}
 	books, err := s.lib.Books(ctx, index.BookFilter{Author: a.Author, Type: a.Type, Query: a.Query})
 	if err != nil {
 		return s.toolError("list_books", err), nil
 	}
+	if a.Offset > len(books) {
+		return mcpgo.NewToolResultError(fmt.Sprintf("offset %d is past the end of the list (%d books)", a.Offset, len(books))), nil
+	}
+	res := listBooksResult{Offset: a.Offset, Total: len(books)}
+	end := min(a.Offset+limit, len(books))
+	res.Books = append([]retrieve.BookView{}, books[a.Offset:end]...)
+	if end < len(books) {
+		res.NextOffset = &end
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d books\n", len(books))
-	for _, bk := range books {
+	switch {
+	case len(books) == 0:
+		b.WriteString("0 books\n")
+	case res.NextOffset == nil && a.Offset == 0:
+		fmt.Fprintf(&b, "%d books\n", len(books))
+	default:
+		fmt.Fprintf(&b, "books %d–%d of %d\n", a.Offset+1, end, len(books))
+	}
+	for _, bk := range res.Books {
 		fmt.Fprintf(&b, "- %s: %q", bk.Slug, bk.Title)
 		if bk.Author != "" {
 			fmt.Fprintf(&b, " by %s", bk.Author)
 		}
 		fmt.Fprintf(&b, " (%s, %d chapters, %s)\n", bk.SourceType, bk.Chapters, bk.Status)
 	}
-	return result(listBooksResult{Books: books}, b.String()), nil
+	if res.NextOffset != nil {
+		fmt.Fprintf(&b, "[more: call list_books again with offset %d]\n", end)
+	}
+	return result(res, b.String()), nil
 }
 
 func (s *Server) outline(ctx context.Context, _ mcpgo.CallToolRequest, a outlineArgs) (*mcpgo.CallToolResult, error) {

@@ -223,7 +223,7 @@ func unknownKeyMessage(err error) string {
 // checkEnv refuses GRIMOIRE_* variables that name no key: viper would
 // silently ignore a typo.
 func checkEnv() error {
-	known := map[string]bool{"CONFIG": true, "TEST_CORPUS": true}
+	known := map[string]bool{"CONFIG": true, "TEST_CORPUS": true, "HTTP_TOKEN": true}
 	for k := range defaults() {
 		known[strings.ToUpper(strings.ReplaceAll(k, ".", "_"))] = true
 	}
