@@ -116,6 +116,7 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	// The ingest loop runs whenever poked; pokes while it runs coalesce
 	// into one more round.
 	poke := make(chan struct{}, 1)
+	fatal := make(chan error, 1)
 	var runMu sync.Mutex
 	var current *runRecord
 	wg.Add(1)
@@ -147,6 +148,10 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 			}
 			runMu.Unlock()
 			if err != nil && ctx.Err() == nil {
+				if mustStop(err) {
+					fatal <- err
+					return
+				}
 				log.Error("ingest failed; retrying after the next change", "err", err)
 			}
 		}
@@ -159,6 +164,9 @@ loop:
 		case <-ctx.Done():
 			break loop
 		case err := <-werr:
+			loopErr = err
+			break loop
+		case err := <-fatal:
 			loopErr = err
 			break loop
 		case b, ok := <-wt.Batches():
@@ -179,6 +187,10 @@ loop:
 			}
 			if err := reconcileOnce(ctx, w, opts, scope, rec.run); err != nil {
 				if ctx.Err() != nil {
+					break loop
+				}
+				if mustStop(err) {
+					loopErr = err
 					break loop
 				}
 				log.Error("reconcile failed; a full rescan will follow", "err", err, "reason", b.Reason)
@@ -212,6 +224,12 @@ loop:
 		return nil
 	}
 	return loopErr
+}
+
+// mustStop reports whether an error ends the watch rather than waiting for
+// the next change: another writer took the index over, or it is damaged.
+func mustStop(err error) bool {
+	return errors.Is(err, index.ErrWriterReplaced) || index.CodeOf(err) == index.Damaged
 }
 
 // runRecord is a watch run: one batch's reconcile and the ingest that

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	bin "encoding/binary"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// shelfWords make up the generated books: few enough that every query
+// finds something, many enough that rankings differ between books.
+var shelfWords = strings.Fields("owl tea bee river stone night moon ship harbour tide knot loop anchor sail wind storm " +
+	"light dark forest mountain lantern compass map island reef gull salt rope deck mast keel chart star")
+
+// shelfLibrary writes n Markdown books of five chapters each, generated
+// from a seed, so that the index spans a few hundred pages.
+func shelfLibrary(t *testing.T, n int) string {
+	t.Helper()
+	lib := t.TempDir()
+	rng := rand.New(rand.NewSource(int64(n)))
+	for b := range n {
+		var s strings.Builder
+		fmt.Fprintf(&s, "# Book %d\n\n", b)
+		for c := range 5 {
+			fmt.Fprintf(&s, "## Chapter %d of book %d\n\n", c, b)
+			for range 30 {
+				for range 60 {
+					s.WriteString(shelfWords[rng.Intn(len(shelfWords))] + " ")
+				}
+				s.WriteString("\n\n")
+			}
+		}
+		writeFile(t, filepath.Join(lib, fmt.Sprintf("book%02d.md", b)), s.String())
+	}
+	return lib
+}
+
+var shelfQueries = []string{"owl lantern compass", "harbour gull salt", "keel mast deck rope"}
+
+// damagePages overwrites the start (the b-tree page header and cell
+// pointers) of about one page in ten past the first with random bytes, as
+// a failing disk or a stray write would. It returns the number of pages
+// damaged.
+func damagePages(t *testing.T, db string, seed int64) int {
+	t.Helper()
+	data, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(db + "-wal"); err == nil {
+		t.Fatalf("%s-wal exists: the writer did not close", db)
+	}
+	size := int(bin.BigEndian.Uint16(data[16:18]))
+	if size == 1 {
+		size = 65536
+	}
+	rng := rand.New(rand.NewSource(seed))
+	n := 0
+	for off := size; off+size <= len(data); off += size {
+		if rng.Intn(10) != 0 {
+			continue
+		}
+		rng.Read(data[off : off+512])
+		n++
+	}
+	if err := os.WriteFile(db, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestDamagedIndex damages an index and runs every kind of command on it:
+// none may report success, all must say how to recover, and `rebuild`
+// must bring back the index a clean sync builds.
+func TestDamagedIndex(t *testing.T) {
+	lib := shelfLibrary(t, 8)
+	clean := cloneDir(t, lib)
+	ok(t, clean, "sync")
+	want := fingerprint(t, clean, shelfQueries)
+
+	ok(t, lib, "sync")
+	db := filepath.Join(lib, ".grimoire", "grimoire.db")
+	t.Logf("damaged %d pages", damagePages(t, db, 1))
+
+	for _, args := range [][]string{{"sync"}, {"status"}, {"delete", "book-3", "--yes"}} {
+		r := grimoire(t, lib, args...)
+		if r.code != exitDamaged || !strings.Contains(r.stderr, "is damaged") || !strings.Contains(r.stderr, "grimoire rebuild") {
+			t.Errorf("%v on a damaged index: exit %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stderr, "FTS5") {
+			t.Errorf("%v blames FTS5: %s", args, r.stderr)
+		}
+	}
+	// Queries that meet a damaged page say so the same way.
+	for _, q := range shelfQueries {
+		r := grimoire(t, lib, "query", q)
+		if r.code != 0 && (r.code != exitDamaged || !strings.Contains(r.stderr, "grimoire rebuild")) {
+			t.Errorf("query %q: exit %d: %s", q, r.code, r.stderr)
+		}
+	}
+
+	var rep struct {
+		Aside   string `json:"aside"`
+		Damaged bool   `json:"damaged"`
+		Books   int    `json:"books"`
+		Chunks  int    `json:"chunks"`
+		Reused  int    `json:"vectors_reused"`
+		Skipped int    `json:"rows_unreadable"`
+	}
+	okJSON(t, &rep, lib, "rebuild")
+	t.Logf("rebuild: %+v", rep)
+	if !rep.Damaged || rep.Books != 8 || rep.Reused == 0 || rep.Reused >= rep.Chunks {
+		t.Errorf("rebuild report: %+v", rep)
+	}
+	if _, err := os.Stat(rep.Aside); err != nil || filepath.Dir(rep.Aside) != filepath.Dir(db) {
+		t.Errorf("the damaged index was not kept beside the new one: %q, %v", rep.Aside, err)
+	}
+	if got := fingerprint(t, lib, shelfQueries); got != want {
+		t.Errorf("rebuilt index differs from a clean sync:\n got:\n%s\nwant:\n%s", got, want)
+	}
+	integrity(t, lib)
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	wantCounters(t, "sync after the rebuild", s, map[string]int{"hashed": 0, "new": 0, "ingested": 0})
+}
+
+// TestUnreadableIndexFile puts a file that is no database at all where the
+// index should be.
+func TestUnreadableIndexFile(t *testing.T) {
+	lib := shelfLibrary(t, 1)
+	writeFile(t, filepath.Join(lib, ".grimoire", "grimoire.db"), strings.Repeat("not a database ", 4096))
+	for _, args := range [][]string{{"sync"}, {"status"}, {"query", "owl"}} {
+		r := grimoire(t, lib, args...)
+		if r.code != exitDamaged || strings.Contains(r.stderr, "FTS5") || !strings.Contains(r.stderr, "grimoire rebuild") {
+			t.Errorf("%v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	var rep struct{ Books, Chunks int }
+	okJSON(t, &rep, lib, "rebuild")
+	if rep.Books != 1 || rep.Chunks == 0 {
+		t.Errorf("rebuild: %+v", rep)
+	}
+	if _, ok := topBook(t, lib, "owl lantern"); !ok {
+		t.Error("nothing found after the rebuild")
+	}
+}
+
+// TestReadOnlyIndexFolder reads an index whose folder cannot be written:
+// the writer has closed (no -wal or -shm is left), and readers cannot
+// create the shared-memory file SQLite wants.
+func TestReadOnlyIndexFolder(t *testing.T) {
+	lib := shelfLibrary(t, 2)
+	ok(t, lib, "sync")
+	dir := filepath.Join(lib, ".grimoire")
+	for _, f := range []string{"grimoire.db-wal", "grimoire.db-shm"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Fatalf("%s left behind by the writer", f)
+		}
+	}
+	root := os.Geteuid() == 0
+
+	t.Run("no write permission", func(t *testing.T) {
+		// As root, permissions do not bite: run the readers as nobody.
+		var cred *syscall.Credential
+		if root {
+			cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+			openUp(t, lib)
+		}
+		chmod(t, filepath.Join(dir, "grimoire.db"), 0o444)
+		chmod(t, dir, 0o555)
+		readEverything(t, lib, cred)
+	})
+
+	t.Run("read-only mount", func(t *testing.T) {
+		if !root {
+			t.Skip("mounting needs root")
+		}
+		if err := exec.Command("mount", "--bind", dir, dir).Run(); err != nil {
+			t.Skipf("cannot bind-mount: %v", err)
+		}
+		defer exec.Command("umount", dir).Run()
+		if out, err := exec.Command("mount", "-o", "remount,ro,bind", dir).CombinedOutput(); err != nil {
+			t.Fatalf("remount read-only: %v %s", err, out)
+		}
+		readEverything(t, lib, nil)
+		// A writer is refused with a reason, not left half-open.
+		r := grimoire(t, lib, "sync")
+		if r.code == 0 || !strings.Contains(r.stderr, "read-only") {
+			t.Errorf("sync on a read-only mount: exit %d: %s", r.code, r.stderr)
+		}
+	})
+}
+
+// readEverything runs the reading commands and an MCP session against the
+// library, as the user cred when set.
+func readEverything(t *testing.T, lib string, cred *syscall.Credential) {
+	t.Helper()
+	for _, args := range [][]string{{"status", "--json"}, {"list", "--json"}, {"query", "owl lantern", "--json"}} {
+		r := grimoireAs(t, lib, cred, args...)
+		if r.code != 0 {
+			t.Errorf("%v on a read-only index: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, command, args...)
+		cmd.Env, cmd.Dir = env, lib
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		return cmd, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
+		t.Fatalf("serve on a read-only index: %v", err)
+	}
+	res := callTool(t, c, "search", map[string]any{"query": "owl lantern"})
+	if res.IsError {
+		t.Errorf("search over MCP on a read-only index: %+v", res.Content)
+	}
+}
+
+// grimoireAs runs the binary as the user cred (nil: this process's user).
+func grimoireAs(t *testing.T, dir string, cred *syscall.Credential, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Dir, cmd.Env = dir, cleanEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run grimoire %v: %v", args, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func chmod(t *testing.T, path string, mode os.FileMode) {
+	t.Helper()
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(path, 0o755) })
+}
+
+// openUp lets other users reach the library and the binary: the test's
+// temporary folders are private to this user.
+func openUp(t *testing.T, lib string) {
+	t.Helper()
+	for _, p := range []string{filepath.Dir(binary), filepath.Dir(lib), lib} {
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.Walk(lib, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.IsDir() {
+			os.Chmod(p, 0o755)
+		} else if err == nil {
+			os.Chmod(p, 0o644)
+		}
+		return nil
+	})
+}
+
+// TestDeletedLockFileKeepsOneWriter deletes the writer lock file while
+// `grimoire watch` runs: a second writer must still be refused, and status
+// must still name the watcher.
+func TestDeletedLockFileKeepsOneWriter(t *testing.T) {
+	lib := shelfLibrary(t, 2)
+	w := start(t, lib, watchEnv, "watch")
+	eventually(t, "the initial scan", 30*time.Second, func() bool {
+		_, ok := topBook(t, lib, "owl lantern")
+		return ok
+	})
+	lock := filepath.Join(lib, ".grimoire", "grimoire.db.lock")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"sync"}, {"delete", "book-1", "--yes"}, {"rebuild"}} {
+		r := grimoire(t, lib, args...)
+		if r.code != exitConflict || !strings.Contains(r.stderr, fmt.Sprintf("grimoire watch (pid %d", w.cmd.Process.Pid)) {
+			t.Errorf("%v beside a watcher whose lock file is gone: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	var st struct {
+		Writer struct {
+			Running bool
+			PID     int
+			Command string
+		}
+	}
+	okJSON(t, &st, lib, "status")
+	if !st.Writer.Running || st.Writer.PID != w.cmd.Process.Pid {
+		t.Errorf("status while the lock file is gone: %+v", st.Writer)
+	}
+	// The watcher still works, alone.
+	writeFile(t, filepath.Join(lib, "late.md"), "# Late\n\nThe albatross follows the ship for days.\n")
+	eventually(t, "the new book", 30*time.Second, func() bool {
+		h, ok := topBook(t, lib, "albatross")
+		return ok && h.Title == "Late"
+	})
+	if code := w.stop(t, 5*time.Second); code != 0 {
+		t.Errorf("watch exited %d: %s", code, w.errb.String())
+	}
+	ok(t, lib, "sync")
+	integrity(t, lib)
+}
