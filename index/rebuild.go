@@ -138,12 +138,23 @@ func salvageInto(ctx context.Context, tmp, from string, lock *fileLock, holder s
 		return st, err
 	}
 	st.Salvaged = true
-	suffix := ".replaced-"
-	if st.Damaged {
-		suffix = ".damaged-"
-	}
-	st.Aside = from + suffix + st.Started.Local().Format("20060102-150405")
+	st.Aside = asideName(from, st)
 	return st, t.setRebuildState(ctx, st)
+}
+
+// asideName chooses the name the old index is kept under: dated, and
+// never one that is taken (two rebuilds may start within a second).
+func asideName(from string, st rebuildState) string {
+	kind := ".replaced-"
+	if st.Damaged {
+		kind = ".damaged-"
+	}
+	base := from + kind + st.Started.Local().Format("20060102-150405")
+	name := base
+	for i := 2; exists(name) || exists(name+"-wal") || exists(name+"-shm"); i++ {
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+	return name
 }
 
 // swapIn sets the old index aside and puts the new one in its place. The

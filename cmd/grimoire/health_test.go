@@ -2,17 +2,22 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"database/sql"
 	bin "encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/grimoire-search/grimoire/index"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
@@ -320,4 +325,195 @@ func TestDeletedLockFileKeepsOneWriter(t *testing.T) {
 	}
 	ok(t, lib, "sync")
 	integrity(t, lib)
+}
+
+// TestRebuildAsksTheModelsOnlyForWhatWasLost rebuilds an index whose
+// contexts and vectors came from a language model and an embedding model
+// (fakes that count their calls): once sound, where nothing may be asked
+// again, and once damaged, where only the lost chunks' contexts, sections'
+// summaries and vectors may be.
+func TestRebuildAsksTheModelsOnlyForWhatWasLost(t *testing.T) {
+	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
+	lib := shelfLibrary(t, 4)
+	env := ollamaEnv(f)
+	okEnv(t, lib, env, nil, "sync")
+	db := filepath.Join(lib, ".grimoire", "grimoire.db")
+	want := storedContexts(t, db)
+	counts := func() (int, int) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.calls, f.embedded
+	}
+	type report struct {
+		Chunks          int
+		ContextsReused  int `json:"contexts_reused"`
+		VectorsReused   int `json:"vectors_reused"`
+		SummariesReused int `json:"summaries_reused"`
+	}
+
+	// Each process embeds one probe text to learn the model's vector size.
+	const probe = 1
+	calls, embeds := counts()
+	var rep report
+	okEnv(t, lib, env, &rep, "rebuild", "--json")
+	c, e := counts()
+	if c != calls || e != embeds+probe || rep.ContextsReused != rep.Chunks || rep.VectorsReused != rep.Chunks {
+		t.Errorf("rebuild of a sound index asked the models %d and embedded %d texts: %+v", c-calls, e-embeds-probe, rep)
+	}
+
+	t.Logf("damaged %d pages", damagePages(t, db, 2))
+	calls, embeds = counts()
+	okEnv(t, lib, env, &rep, "rebuild", "--json")
+	c, e = counts()
+	summarized := countRows(t, db, `SELECT count(*) FROM section WHERE summary IS NOT NULL`)
+	t.Logf("after damage: %+v; %d model calls, %d texts embedded", rep, c-calls, e-embeds-probe)
+	if rep.ContextsReused == 0 || rep.ContextsReused == rep.Chunks {
+		t.Errorf("the damage took away none or all of the contexts: %+v", rep)
+	}
+	if lost := (rep.Chunks - rep.ContextsReused) + (summarized - rep.SummariesReused); c-calls != lost {
+		t.Errorf("the language model was asked %d times for %d lost contexts and summaries", c-calls, lost)
+	}
+	if lost := rep.Chunks - rep.VectorsReused; e-embeds != lost+probe {
+		t.Errorf("the embedding model embedded %d texts for %d lost vectors", e-embeds-probe, lost)
+	}
+	if got := storedContexts(t, db); got != want {
+		t.Errorf("contexts after the rebuild differ from the first sync's")
+	}
+	var hits []hitOut
+	okEnv(t, lib, env, &hits, "query", "zanzibarite", "--mode", "fts", "--json")
+	if len(hits) == 0 {
+		t.Error("the contexts are not searchable after the rebuild")
+	}
+}
+
+// storedContexts fingerprints every chunk's context with its place.
+func storedContexts(t *testing.T, db string) string {
+	t.Helper()
+	r, err := index.OpenReader(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	books, err := r.Books(context.Background(), index.BookFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(books, func(i, j int) bool { return books[i].Hash.String() < books[j].Hash.String() })
+	h := sha256.New()
+	for _, b := range books {
+		chunks, err := r.ChunkRange(context.Background(), b.ID, 0, 1<<30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range chunks {
+			fmt.Fprintf(h, "%s/%d/%s/%s\n", b.Hash, k.Index, k.State, k.Context)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func countRows(t *testing.T, db, q string) int {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestRebuildSurvivesKill9 kills `grimoire rebuild` with SIGKILL at moments
+// spread over an uninterrupted rebuild's run (salvage, set-aside, sync),
+// then lets it finish: the index must be a clean sync's, and the damaged
+// file must be kept, once, as it was.
+func TestRebuildSurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills real processes; slow")
+	}
+	lib := shelfLibrary(t, 24)
+	clean := cloneDir(t, lib)
+	ok(t, clean, "sync")
+	want := fingerprint(t, clean, shelfQueries)
+
+	ok(t, lib, "sync")
+	db := filepath.Join(lib, ".grimoire", "grimoire.db")
+	damagePages(t, db, 3)
+	damaged := fileSum(t, db)
+
+	trial := copyTree(t, lib)
+	begin := time.Now()
+	ok(t, trial, "rebuild")
+	took := time.Since(begin)
+	t.Logf("an uninterrupted rebuild takes %v", took.Round(time.Millisecond))
+
+	kills := 0
+	stages := map[string]int{}
+	for i := 1; i <= 9; i++ {
+		p := start(t, lib, nil, "rebuild")
+		time.Sleep(took * time.Duration(i) / 10)
+		p.cmd.Process.Signal(syscall.SIGKILL)
+		<-p.done
+		p.done <- nil
+		stage := "finished"
+		if p.cmd.ProcessState.ExitCode() != 0 {
+			kills++
+			stage = "before the set-aside"
+			if _, err := os.Stat(db + ".rebuild"); err != nil {
+				stage = "syncing"
+			}
+		}
+		stages[stage]++
+	}
+	t.Logf("killed at: %v", stages)
+	if kills == 0 {
+		t.Fatal("no rebuild was interrupted")
+	}
+	ok(t, lib, "rebuild")
+	integrity(t, lib)
+	if got := fingerprint(t, lib, shelfQueries); got != want {
+		t.Errorf("after %d kills the rebuilt index differs from a clean sync:\n got:\n%s\nwant:\n%s", kills, got, want)
+	}
+	kept, _ := filepath.Glob(db + ".damaged-*")
+	var mains []string
+	for _, k := range kept {
+		if !strings.HasSuffix(k, "-wal") && !strings.HasSuffix(k, "-shm") {
+			mains = append(mains, k)
+		}
+	}
+	if len(mains) != 1 || fileSum(t, mains[0]) != damaged {
+		t.Errorf("the damaged index is not kept once, as it was: %v", kept)
+	}
+	if _, err := os.Stat(db + ".rebuild"); err == nil {
+		t.Error("the rebuild's working file is left behind")
+	}
+	t.Logf("%d of 9 rebuilds killed", kills)
+}
+
+func fileSum(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// copyTree copies a library with its index.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		copyFile(t, p, filepath.Join(dst, rel))
+		return nil
+	})
+	return dst
 }
