@@ -111,6 +111,8 @@ type writerOptions struct {
 	check bool
 	// rebuilding lets the rebuild open an index whose rebuild is unfinished.
 	rebuilding bool
+	// sealed says the file is as the last writer left it.
+	sealed bool
 }
 
 // openWriter opens the index at abs under a lock the caller holds. own is
@@ -119,6 +121,8 @@ type writerOptions struct {
 func openWriter(ctx context.Context, abs string, own *fileLock, lockID, holder string, o writerOptions) (*Writer, error) {
 	_, statErr := os.Stat(abs)
 	fresh := errors.Is(statErr, fs.ErrNotExist)
+	// Before SQLite opens the file: opening creates the -wal.
+	o.sealed = own.sealMatches(abs)
 	db, err := sql.Open("sqlite", dsn(abs,
 		"_pragma=busy_timeout(10000)",
 		"_pragma=journal_mode(WAL)",
@@ -157,7 +161,7 @@ func (w *Writer) init(ctx context.Context, holder string, o writerOptions, fresh
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("index %s: journal mode is %q, not WAL (is it on a network drive?)", w.path, mode)
 	}
-	if o.check && !fresh && !w.sealedByLastWriter() {
+	if o.check && !fresh && !o.sealed {
 		if err := quickCheck(ctx, w.db, w.path); err != nil {
 			return err
 		}
@@ -182,10 +186,6 @@ func (w *Writer) init(ctx context.Context, holder string, o writerOptions, fresh
 	w.opened = true
 	return nil
 }
-
-// sealedByLastWriter reports whether the database file is exactly as the
-// last writer left it when it closed cleanly.
-func (w *Writer) sealedByLastWriter() bool { return w.lock.sealMatches(w.path) }
 
 // noteFile records the database file as this writer leaves it after a
 // write, and notices when something else changed it since the last one:

@@ -440,3 +440,44 @@ func FuzzRebuildOfDamagedIndex(f *testing.F) {
 		}
 	})
 }
+
+// TestSealedFileIsNotCheckedAgain damages the free-page list, which only a
+// check reads, and keeps the file's time: a writer trusts the seal and
+// opens it; without the seal, it checks and refuses.
+func TestSealedFileIsNotCheckedAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.db")
+	filledIndex(t, path, 60)
+	w, err := OpenWriter(contextBG, path, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 40; i++ {
+		remove(t, w, fmt.Sprintf("/lib/b%03d.txt", i))
+	}
+	w.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 100)
+	f.ReadAt(head, 0)
+	size, trunk := int64(binary.BigEndian.Uint16(head[16:18])), int64(binary.BigEndian.Uint32(head[32:36]))
+	if trunk == 0 {
+		t.Fatal("no free pages")
+	}
+	fi, _ := f.Stat()
+	f.WriteAt([]byte{0x7f, 0xff, 0xff, 0xff}, (trunk-1)*size+4) // leaf count
+	f.Close()
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+
+	w, err = OpenWriter(contextBG, path, "t")
+	if err != nil {
+		t.Fatalf("a sealed file was checked: %v", err)
+	}
+	w.Close()
+	os.WriteFile(path+".lock", nil, 0o644)
+	os.Chtimes(path, fi.ModTime(), fi.ModTime())
+	if _, err := OpenWriter(contextBG, path, "t"); CodeOf(err) != Damaged || !strings.Contains(err.Error(), "quick_check") {
+		t.Fatalf("an unsealed file was not checked: %v", err)
+	}
+}

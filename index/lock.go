@@ -43,7 +43,7 @@ func sealOf(path string) (seal, bool) {
 		return seal{}, false
 	}
 	s := seal{Size: fi.Size(), ModNS: fi.ModTime().UnixNano(), ID: statID(fi)}
-	if wi, err := os.Stat(path + "-wal"); err == nil {
+	if wi, err := os.Stat(path + "-wal"); err == nil && wi.Size() > 0 {
 		s.WALSize, s.WALModNS = wi.Size(), wi.ModTime().UnixNano()
 	}
 	return s, true
