@@ -77,23 +77,29 @@ func ping(ctx context.Context, db *sql.DB, path string) error {
 // their tables). At 100,000 chunks it takes about 5 s, so writers run it
 // only on a file they did not close themselves (see seal).
 func quickCheck(ctx context.Context, db *sql.DB, path string) error {
+	failed := func(err error) error {
+		if isDamage(err) {
+			return damagedError(path, fmt.Errorf("quick_check: %w", err))
+		}
+		return fmt.Errorf("check index %s: %w", path, err)
+	}
 	rows, err := db.QueryContext(ctx, `PRAGMA quick_check(20)`)
 	if err != nil {
-		return ExplainDamage(fmt.Errorf("check index %s: %w", path, err), path)
+		return failed(err)
 	}
 	defer rows.Close()
 	var problems []string
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
-			return ExplainDamage(fmt.Errorf("check index %s: %w", path, err), path)
+			return failed(err)
 		}
 		if s != "ok" {
 			problems = append(problems, s)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return ExplainDamage(fmt.Errorf("check index %s: %w", path, err), path)
+		return failed(err)
 	}
 	if len(problems) > 0 {
 		if len(problems) > 3 {

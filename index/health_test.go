@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -252,6 +253,9 @@ func TestForeignWriteVoidsTheSeal(t *testing.T) {
 }
 
 func TestDeletedLockFileStillKeepsOneWriter(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows does not delete a locked file")
+	}
 	w := mustOpenWriter(t)
 	if err := os.Remove(w.Path() + ".lock"); err != nil {
 		t.Fatal(err)
@@ -286,6 +290,9 @@ func TestDeletedLockFileStillKeepsOneWriter(t *testing.T) {
 // predecessor ran on another host, whose processes cannot be asked), the
 // predecessor's next write fails instead of interleaving.
 func TestTakenOverWriterStops(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows does not delete a locked file")
+	}
 	w1 := mustOpenWriter(t)
 	os.Remove(w1.Path() + ".lock")
 	if _, err := w1.db.Exec(`UPDATE meta SET value = json_set(value, '$.host', 'elsewhere') WHERE key = 'writer'`); err != nil {
@@ -479,5 +486,41 @@ func TestSealedFileIsNotCheckedAgain(t *testing.T) {
 	os.Chtimes(path, fi.ModTime(), fi.ModTime())
 	if _, err := OpenWriter(contextBG, path, "t"); CodeOf(err) != Damaged || !strings.Contains(err.Error(), "quick_check") {
 		t.Fatalf("an unsealed file was not checked: %v", err)
+	}
+}
+
+// TestSnapshotOnlyWhereNoWriterCanStart: a reader that cannot create the
+// shared-memory file reads the index as an unchanging snapshot only when no
+// one can write to its folder and no write-ahead log waits there.
+func TestSnapshotOnlyWhereNoWriterCanStart(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows folders have no write bits")
+	}
+	tests := []struct {
+		name string
+		mode os.FileMode
+		wal  string
+		want string // "" for allowed, else a word of the refusal
+	}{
+		{"nobody may write", 0o555, "", ""},
+		{"an empty write-ahead log", 0o555, "-", ""},
+		{"a write-ahead log with content", 0o555, "frames", "write-ahead log"},
+		{"its owner may write", 0o755, "", "cannot be read by this user"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "idx")
+			path := filepath.Join(dir, "g.db")
+			filledIndex(t, path, 1)
+			if tc.wal != "" {
+				os.WriteFile(path+"-wal", []byte(strings.Trim(tc.wal, "-")), 0o644)
+			}
+			os.Chmod(dir, tc.mode)
+			defer os.Chmod(dir, 0o755)
+			err := snapshotRefused(path)
+			if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("snapshotRefused = %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
