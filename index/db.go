@@ -161,6 +161,11 @@ func (w *Writer) init(ctx context.Context, holder string, o writerOptions, fresh
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("index %s: journal mode is %q, not WAL (is it on a network drive?)", w.path, mode)
 	}
+	// A writer recorded in the index that still runs is refused before
+	// the check, which would read the whole file for nothing.
+	if rec, ok, err := readWriterRecord(ctx, w.db); err == nil && ok && otherWriterRuns(rec, w.lockID) {
+		return lockedError(w.path, rec.LockHolder)
+	}
 	if o.check && !fresh && !o.sealed {
 		if err := quickCheck(ctx, w.db, w.path); err != nil {
 			return err
