@@ -74,7 +74,7 @@ func ping(ctx context.Context, db *sql.DB, path string) error {
 
 // quickCheck runs SQLite's quick_check, which reads every page of every
 // table and index and checks their structure (not that indexes match
-// their tables). At 100,000 chunks it takes about 5 s, so writers run it
+// their tables). At 100,000 chunks it takes 3 to 6 s, so writers run it
 // only on a file they did not close themselves (see seal).
 func quickCheck(ctx context.Context, db *sql.DB, path string) error {
 	failed := func(err error) error {

@@ -524,3 +524,67 @@ func TestSnapshotOnlyWhereNoWriterCanStart(t *testing.T) {
 		})
 	}
 }
+
+// TestRebuildCutShortWhileSettingAside resumes a rebuild that stopped after
+// moving the old index's write-ahead log and before moving the index: the
+// log, which holds committed data, must survive the resumed run.
+func TestRebuildCutShortWhileSettingAside(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.db")
+	filledIndex(t, src, 10)
+	w, err := OpenWriter(contextBG, src, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetMeta(contextBG, "note", "only in the log")
+	// The index as a crash would leave it: the file and a log with content.
+	path := filepath.Join(dir, "g.db")
+	for _, ext := range []string{"", "-wal"} {
+		b, err := os.ReadFile(src + ext)
+		if err != nil || (ext == "-wal" && len(b) == 0) {
+			t.Fatalf("%s%s: %d bytes, %v", src, ext, len(b), err)
+		}
+		os.WriteFile(path+ext, b, 0o644)
+	}
+	w.Close()
+
+	lock, err := acquireLock(path+".lock", "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := salvageInto(contextBG, path+rebuildSuffix, path, lock, "t")
+	lock.release(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+"-wal", st.Aside+"-wal"); err != nil {
+		t.Fatal(err)
+	}
+	log := sum(t, st.Aside+"-wal")
+
+	w, err = Rebuild(contextBG, path, "t")
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	defer w.Close()
+	if got := sum(t, st.Aside+"-wal"); got != log {
+		t.Fatal("the old index's write-ahead log was overwritten")
+	}
+	r, err := OpenReader(contextBG, st.Aside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if v, err := r.Meta(contextBG, "note"); v != "only in the log" {
+		t.Errorf("the old index set aside lost its log: %q, %v", v, err)
+	}
+}
+
+func sum(t *testing.T, path string) Hash {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return SumBytes(b)
+}

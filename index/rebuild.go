@@ -168,6 +168,18 @@ func swapIn(tmp, abs, aside string) error {
 		if !exists(abs + ext) {
 			continue
 		}
+		if exists(aside + ext) {
+			// Moved by a run cut short; what is here now was made since
+			// by opening the old index read-only: an empty log, and
+			// shared memory SQLite rebuilds at will.
+			if fi, err := os.Stat(abs + ext); ext == "" || (ext == "-wal" && (err != nil || fi.Size() > 0)) {
+				return fmt.Errorf("rebuild: both %s and %s exist; move one away by hand", abs+ext, aside+ext)
+			}
+			if err := os.Remove(abs + ext); err != nil {
+				return fmt.Errorf("rebuild: set the old index aside: %w", err)
+			}
+			continue
+		}
 		if err := os.Rename(abs+ext, aside+ext); err != nil {
 			return fmt.Errorf("rebuild: set the old index aside: %w", err)
 		}
