@@ -65,17 +65,29 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 		return nil, err
 	}
 	defer insCh.Close()
-	insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
 	defer insSec.Close()
+	var hash Hash
+	if t.salvage {
+		if hash, err = t.bookHash(ctx, id); err != nil {
+			return nil, fmt.Errorf("store book %d: %w", id, err)
+		}
+	}
 	for _, c := range chapters {
 		if _, err := insCh.ExecContext(ctx, id, c.Index, c.Title, c.Anchor, c.PageStart, c.PageEnd); err != nil {
 			return nil, fmt.Errorf("store chapter %d: %w", c.Index, err)
 		}
 		for _, s := range c.Sections {
-			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, s.Text); err != nil {
+			var summary any // NULL: not written yet
+			if t.salvage {
+				if summary, err = t.salvagedSummary(ctx, hash, s.Title, s.Text); err != nil {
+					return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
+				}
+			}
+			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, s.Text, summary); err != nil {
 				return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
 			}
 		}
@@ -102,9 +114,17 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 	}
 	authors, _ := json.Marshal(nonNil(meta.Authors))
 	labels, _ := json.Marshal(nonNil(meta.PageLabels))
-	slug, err := t.uniqueSlug(ctx, Slugify(meta.Title), id)
-	if err != nil {
-		return nil, err
+	slug := ""
+	if t.salvage {
+		// A rebuilt book keeps the name it had, if it is still free.
+		if slug, err = t.salvagedSlug(ctx, hash, id); err != nil {
+			return nil, err
+		}
+	}
+	if slug == "" {
+		if slug, err = t.uniqueSlug(ctx, Slugify(meta.Title), id); err != nil {
+			return nil, err
+		}
 	}
 	_, err = t.tx.ExecContext(ctx, `
 UPDATE book SET title = ?, authors = ?, author = ?, language = ?, source_type = ?, page_count = ?,
@@ -386,7 +406,7 @@ func (w *Writer) SetStamp(ctx context.Context, s Stamp) error {
 		return err
 	}
 	b, _ := json.Marshal(s)
-	_, err := w.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, stampKey, string(b))
+	_, err := w.exec(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, stampKey, string(b))
 	if err != nil {
 		return fmt.Errorf("record embedding stamp: %w", err)
 	}
@@ -425,7 +445,7 @@ func bookNotFound(slug string) error {
 
 // RetryFailed puts failed books back in the queue.
 func (w *Writer) RetryFailed(ctx context.Context) error {
-	if _, err := w.db.ExecContext(ctx, `UPDATE book SET status = 'pending' WHERE status = 'failed'`); err != nil {
+	if _, err := w.exec(ctx, `UPDATE book SET status = 'pending' WHERE status = 'failed'`); err != nil {
 		return fmt.Errorf("retry failed books: %w", err)
 	}
 	return nil
@@ -433,7 +453,7 @@ func (w *Writer) RetryFailed(ctx context.Context) error {
 
 // RebuildFTS rebuilds the full-text index from the stored chunks.
 func (w *Writer) RebuildFTS(ctx context.Context) error {
-	if _, err := w.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`); err != nil {
+	if _, err := w.exec(ctx, `INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`); err != nil {
 		return fmt.Errorf("rebuild full-text index: %w", err)
 	}
 	return nil

@@ -44,7 +44,7 @@ ORDER BY s.chapter_idx, s.idx`, id)
 // StoreSummary records a section's summary ("" for none), so that it is
 // never asked for again.
 func (w *Writer) StoreSummary(ctx context.Context, id int64, chapter, section int, summary string) error {
-	_, err := w.db.ExecContext(ctx, `UPDATE section SET summary = ? WHERE book_id = ? AND chapter_idx = ? AND idx = ?`, summary, id, chapter, section)
+	_, err := w.exec(ctx, `UPDATE section SET summary = ? WHERE book_id = ? AND chapter_idx = ? AND idx = ?`, summary, id, chapter, section)
 	if err != nil {
 		return fmt.Errorf("store summary of section %d.%d: %w", chapter, section, err)
 	}
@@ -84,7 +84,7 @@ ORDER BY k.idx LIMIT ?`, id, limit)
 // StoreContext records a chunk's situating context and moves it to
 // contextualized; the full-text index follows by trigger.
 func (w *Writer) StoreContext(ctx context.Context, chunkID int64, text string) error {
-	_, err := w.db.ExecContext(ctx, `UPDATE chunk SET context = ?, state = 'contextualized' WHERE id = ? AND state = 'pending'`, text, chunkID)
+	_, err := w.exec(ctx, `UPDATE chunk SET context = ?, state = 'contextualized' WHERE id = ? AND state = 'pending'`, text, chunkID)
 	if err != nil {
 		return fmt.Errorf("store context of chunk %d: %w", chunkID, err)
 	}

@@ -20,6 +20,9 @@ const (
 	// lock), or the index is in a state that forbids the operation (a model
 	// mismatch).
 	Conflict
+	// Damaged means the index file is corrupt: SQLite found pages it cannot
+	// read. `grimoire rebuild` recovers.
+	Damaged
 )
 
 // Error is an error a person can act on: what failed, why, and what to do.
@@ -54,11 +57,15 @@ func Errorf(code Code, format string, args ...any) *Error {
 // WithHint returns e with its hint set.
 func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
 
-// CodeOf returns the Code of the first *Error in err's chain, or Internal.
+// CodeOf returns the Code of the first *Error in err's chain; Damaged for
+// SQLite's own corruption errors; else Internal.
 func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
+	}
+	if isDamage(err) {
+		return Damaged
 	}
 	return Internal
 }

@@ -106,7 +106,7 @@ func (d *DB) FeatureStats(ctx context.Context) (st FeatureStats, ok bool, err er
 
 // PutFeatureStats stores st in place of the statistics before it.
 func (w *Writer) PutFeatureStats(ctx context.Context, st FeatureStats) error {
-	_, err := w.db.ExecContext(ctx, `
+	_, err := w.exec(ctx, `
 INSERT INTO feature_stats(id, version, chunks, docs, df) VALUES (1, 1, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET version = version + 1, chunks = excluded.chunks, docs = excluded.docs, df = excluded.df`,
 		st.Chunks, st.Docs, encodeDF(st.Keys, st.DF))

@@ -34,22 +34,53 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 type Tx struct {
 	tx  *sql.Tx
 	now int64
+	// salvage is set while a rebuild's salvage is there to draw on.
+	salvage bool
 }
 
 // Update runs fn in one write transaction and commits it when fn returns nil.
+// It fails with ErrWriterReplaced, writing nothing, once another writer has
+// taken the index over.
 func (w *Writer) Update(ctx context.Context, fn func(*Tx) error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	tx, err := w.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return w.failed(fmt.Errorf("begin: %w", err))
 	}
-	if err := fn(&Tx{tx: tx, now: time.Now().UnixNano()}); err != nil {
+	if err := w.stillOurs(ctx, tx); err != nil {
 		tx.Rollback()
-		return err
+		return w.failed(err)
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	w.noteFile(false)
+	if err := fn(&Tx{tx: tx, now: time.Now().UnixNano(), salvage: w.salvage != nil}); err != nil {
+		tx.Rollback()
+		return w.failed(err)
+	}
+	err = tx.Commit()
+	w.noteFile(true)
+	if err != nil {
+		return w.failed(fmt.Errorf("commit: %w", err))
 	}
 	return nil
+}
+
+// exec runs one statement as a write transaction of its own.
+func (w *Writer) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+	err = w.Update(ctx, func(t *Tx) error {
+		res, err = t.tx.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+// failed notes a write that met damage, so that Close does not seal the
+// file as sound, and names the index in the error.
+func (w *Writer) failed(err error) error {
+	if isDamage(err) {
+		w.foreign = true
+	}
+	return ExplainDamage(err, w.path)
 }
 
 // PutFile inserts or replaces a file row, and makes sure its content has a

@@ -23,11 +23,49 @@ type LockHolder struct {
 	RetryAt      time.Time `json:"retry_at,omitzero"`
 }
 
+// lockContent is what the lock file holds: the holder while a writer runs,
+// the seal it left once it closed cleanly.
+type lockContent struct {
+	LockHolder
+	Sealed *seal `json:"sealed,omitempty"`
+}
+
+// seal describes the database file, and its WAL if one was left, as a
+// writer left them on a clean close. A writer that finds them unchanged
+// knows that nothing else wrote to them since, and skips the full check.
+type seal struct {
+	Size     int64  `json:"size"`
+	ModNS    int64  `json:"mtime_ns"`
+	ID       string `json:"id,omitempty"`
+	WALSize  int64  `json:"wal_size,omitempty"`
+	WALModNS int64  `json:"wal_mtime_ns,omitempty"`
+}
+
+// sealOf describes the database file at path and its WAL as they are now.
+func sealOf(path string) (seal, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return seal{}, false
+	}
+	s := seal{Size: fi.Size(), ModNS: fi.ModTime().UnixNano(), ID: statID(fi)}
+	if wi, err := os.Stat(path + "-wal"); err == nil && wi.Size() > 0 {
+		s.WALSize, s.WALModNS = wi.Size(), wi.ModTime().UnixNano()
+	}
+	return s, true
+}
+
 // fileLock is an advisory, exclusive lock on a file beside the database. The
 // operating system releases it when the process dies, kill -9 included, so a
 // crash never leaves the index locked.
 type fileLock struct {
-	f      *os.File
+	f *os.File
+	// id identifies the lock file, so that a writer can tell whether
+	// another writer locked this very file or one that was since deleted.
+	id string
+	// prev is the seal the last writer left; nil after a crash, or when
+	// the lock file was new.
+	prev *seal
+	// holder is this process, as the file names it.
 	holder LockHolder
 }
 
@@ -39,28 +77,15 @@ func acquireLock(path, command string) (*fileLock, error) {
 	if err := lockFile(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {
-			return nil, lockedError(path)
+			return nil, lockedError(strings.TrimSuffix(path, ".lock"), readLockFile(path).LockHolder)
 		}
 		return nil, fmt.Errorf("take writer lock %s: %w", path, err)
 	}
 	host, _ := os.Hostname()
-	l := &fileLock{f: f, holder: LockHolder{PID: os.Getpid(), Command: command, Host: host, Started: time.Now().UTC()}}
-	if err := f.Truncate(0); err == nil {
-		l.write()
-	}
+	l := &fileLock{f: f, id: fileID(f), prev: readLockFile(path).Sealed,
+		holder: LockHolder{PID: os.Getpid(), Command: command, Host: host, Started: time.Now().UTC()}}
+	l.write(lockContent{LockHolder: l.holder})
 	return l, nil
-}
-
-// write stores the holder record in the lock file. It overwrites the
-// file in place and then trims it, so that on a full disk it needs no new
-// space as long as the record fits the block the file already has.
-func (l *fileLock) write() error {
-	info, _ := json.Marshal(l.holder)
-	info = append(info, '\n')
-	if _, err := l.f.WriteAt(info, 0); err != nil {
-		return err
-	}
-	return l.f.Truncate(int64(len(info)))
 }
 
 // ReportTrouble tells readers (status) what the writer is failing at and
@@ -79,41 +104,72 @@ func (w *Writer) ReportTrouble(trouble string, retryAt time.Time) error {
 	if trouble != "" {
 		h.RetryAt = retryAt.UTC()
 	}
-	if err := w.lock.write(); err != nil {
+	if err := w.lock.write(lockContent{LockHolder: *h}); err != nil {
 		return fmt.Errorf("report to %s: %w", w.lock.f.Name(), err)
 	}
 	return nil
 }
 
-func (l *fileLock) release() {
+// sealMatches reports whether the database at path, and its WAL, are as
+// the seal in the lock file says the last writer left them.
+func (l *fileLock) sealMatches(path string) bool {
+	if l == nil || l.prev == nil {
+		return false
+	}
+	now, ok := sealOf(path)
+	return ok && now == *l.prev
+}
+
+// write replaces the lock file's content. It overwrites in place and then
+// trims, so that on a full disk it needs no new space as long as the
+// content fits the block the file already has.
+func (l *fileLock) write(c lockContent) error {
+	b, _ := json.Marshal(c)
+	b = append(b, '\n')
+	if _, err := l.f.WriteAt(b, 0); err != nil {
+		return err
+	}
+	return l.f.Truncate(int64(len(b)))
+}
+
+// release unlocks, leaving the seal s in the file (nil: none). The holder
+// is cleared first: a stale name in the file would mislead status.
+func (l *fileLock) release(s *seal) {
 	if l == nil || l.f == nil {
 		return
 	}
-	// Clear the holder first: a stale name in the file would mislead status.
-	l.f.Truncate(0)
+	if s != nil {
+		l.write(lockContent{Sealed: s})
+	} else {
+		l.f.Truncate(0)
+	}
 	unlockFile(l.f)
 	l.f.Close()
 	l.f = nil
 }
 
+func readLockFile(path string) lockContent {
+	var c lockContent
+	b, err := os.ReadFile(path)
+	if err == nil {
+		json.Unmarshal(b, &c)
+	}
+	return c
+}
+
 // ReadLockHolder returns who holds (or last held) the writer lock of the
 // index at dbPath, and whether the lock is held right now. It never takes the
-// lock, so it cannot get in a writer's way.
+// lock, so it cannot get in a writer's way. DB.Writer also finds a writer
+// whose lock file was deleted.
 func ReadLockHolder(dbPath string) (LockHolder, bool) {
-	var h LockHolder
-	b, err := os.ReadFile(dbPath + ".lock")
-	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
-		return h, false
-	}
-	if json.Unmarshal(b, &h) != nil || h.PID == 0 {
+	h := readLockFile(dbPath + ".lock").LockHolder
+	if h.PID == 0 {
 		return h, false
 	}
 	return h, processAlive(h.PID)
 }
 
-func lockedError(lockPath string) error {
-	dbPath := strings.TrimSuffix(lockPath, ".lock")
-	h, _ := ReadLockHolder(dbPath)
+func lockedError(dbPath string, h LockHolder) error {
 	who := "another grimoire process"
 	if h.PID != 0 {
 		who = fmt.Sprintf("%s (pid %d", h.Command, h.PID)

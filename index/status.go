@@ -90,7 +90,7 @@ ORDER BY 1`)
 
 // StartRun records the start of a sync run and returns its id.
 func (w *Writer) StartRun(ctx context.Context, kind string, started time.Time) (int64, error) {
-	res, err := w.db.ExecContext(ctx, `INSERT INTO run(kind, started) VALUES (?, ?)`, kind, started.UnixNano())
+	res, err := w.exec(ctx, `INSERT INTO run(kind, started) VALUES (?, ?)`, kind, started.UnixNano())
 	if err != nil {
 		return 0, fmt.Errorf("record run: %w", err)
 	}
@@ -143,7 +143,7 @@ func nonNilFailures(f []Failure) []Failure {
 // SetMeta stores a small value under key, for state other processes read
 // (the watcher's progress).
 func (w *Writer) SetMeta(ctx context.Context, key, value string) error {
-	_, err := w.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	_, err := w.exec(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", key, err)
 	}

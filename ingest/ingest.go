@@ -245,7 +245,9 @@ type prepared struct {
 	book   index.Book
 	meta   index.BookMeta
 	layout book
-	vecs   [][]float32
+	// vecs are the chunks' vectors: those a rebuild salvaged until the
+	// book is embedded (nil entries for the rest), then all of them.
+	vecs [][]float32
 }
 
 func (p *pipeline) report() {
@@ -280,7 +282,7 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 		if p.opts.Context == nil && len(pr.layout.chunks) <= p.opts.EmbedBatch {
 			return p.addSmall(ctx, *pr)
 		}
-		if err := p.w.StoreParsed(ctx, b.ID, pr.meta, pr.layout.chapters, pr.layout.chunks); err != nil {
+		if err := p.w.Update(ctx, func(t *index.Tx) error { return storeParsed(ctx, t, *pr) }); err != nil {
 			return fmt.Errorf("%s: %w", b.Title, err)
 		}
 		b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
@@ -358,25 +360,55 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	if meta.SourceType == "" {
 		meta.SourceType = b.SourceType
 	}
+	// A rebuild hands back the contexts and vectors the old index held for
+	// chunks that came out the same: the models are not asked again.
+	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, Stamp(p.opts.Embedder))
+	if err != nil {
+		return nil, err
+	}
 	p.log.Debug("parsed", "path", path, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
-	return &prepared{book: b, meta: meta, layout: laid}, nil
+	return &prepared{book: b, meta: meta, layout: laid, vecs: vecs}, nil
+}
+
+// storeParsed stores a parsed book and the vectors it already has.
+func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
+	ids, err := t.StoreParsed(ctx, pr.book.ID, pr.meta, pr.layout.chapters, pr.layout.chunks)
+	if err != nil || pr.vecs == nil {
+		return err
+	}
+	var have []int64
+	var vecs [][]float32
+	for i, v := range pr.vecs {
+		if v != nil {
+			have, vecs = append(have, ids[i]), append(vecs, v)
+		}
+	}
+	return t.StoreEmbeddings(ctx, have, vecs)
 }
 
 // addSmall embeds a small book and queues it for the next batch.
 func (p *pipeline) addSmall(ctx context.Context, pr prepared) error {
-	texts := make([]string, len(pr.layout.chunks))
+	if pr.vecs == nil {
+		pr.vecs = make([][]float32, len(pr.layout.chunks))
+	}
+	var texts []string
+	var at []int
 	for i, k := range pr.layout.chunks {
-		texts[i] = EmbeddingText(k)
+		if pr.vecs[i] == nil {
+			texts, at = append(texts, EmbeddingText(k)), append(at, i)
+		}
 	}
 	if len(texts) > 0 {
 		vecs, err := EmbedAll(ctx, p.opts.Embedder, texts)
 		if err != nil {
 			return fmt.Errorf("embed %q: %w", pr.meta.Title, err)
 		}
-		pr.vecs = vecs
+		for j, i := range at {
+			pr.vecs[i] = vecs[j]
+		}
 	}
 	p.batch = append(p.batch, pr)
-	p.batchChunks += len(texts)
+	p.batchChunks += len(pr.layout.chunks)
 	if p.batchChunks >= 4*p.opts.EmbedBatch || len(p.batch) >= 64 {
 		return p.flush(ctx)
 	}
@@ -393,11 +425,7 @@ func (p *pipeline) flush(ctx context.Context) error {
 	batch := p.batch
 	p.batch, p.batchChunks = nil, 0
 	store := func(t *index.Tx, pr prepared) (int, error) {
-		ids, err := t.StoreParsed(ctx, pr.book.ID, pr.meta, pr.layout.chapters, pr.layout.chunks)
-		if err != nil {
-			return 0, err
-		}
-		if err := t.StoreEmbeddings(ctx, ids, pr.vecs); err != nil {
+		if err := storeParsed(ctx, t, pr); err != nil {
 			return 0, err
 		}
 		return t.FinishBook(ctx, pr.book.ID)

@@ -113,6 +113,7 @@ func result(v any, text string) *mcpgo.CallToolResult {
 // problems keep their message and hint; internal failures say so without
 // internals.
 func (s *Server) toolError(op string, err error) *mcpgo.CallToolResult {
+	err = index.ExplainDamage(err, s.lib.DB.Path())
 	switch index.CodeOf(err) {
 	case index.Invalid, index.NotFound, index.Conflict:
 		return mcpgo.NewToolResultError(err.Error())

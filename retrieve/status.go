@@ -81,7 +81,7 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	if ns, ok, err := l.DB.NextStamp(ctx); err == nil && ok {
 		v.Reembedding = ns.Provider + "/" + ns.Model
 	}
-	if h, running := index.ReadLockHolder(l.DB.Path()); running {
+	if h, running := l.DB.Writer(ctx); running {
 		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started,
 			Trouble: h.Trouble, TroubleSince: h.TroubleSince, RetryAt: h.RetryAt}
 		// A watch state is only current while its process holds the lock.

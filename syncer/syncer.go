@@ -190,6 +190,9 @@ loop:
 			break loop
 		case err := <-ingested:
 			switch {
+			case mustStop(err):
+				loopErr = err
+				break loop
 			case err != nil:
 				fail("ingest", err)
 			case reconciled && retry.pending():
@@ -220,6 +223,10 @@ loop:
 			if ctx.Err() != nil {
 				break loop
 			}
+			if mustStop(err) {
+				loopErr = err
+				break loop
+			}
 			reconciled = false
 			fail("recording the run", err)
 			continue
@@ -228,6 +235,10 @@ loop:
 		reconciled = err == nil
 		if err != nil {
 			if ctx.Err() != nil {
+				break loop
+			}
+			if mustStop(err) {
+				loopErr = err
 				break loop
 			}
 			fail("reconcile", err)
@@ -260,6 +271,12 @@ loop:
 		return nil
 	}
 	return loopErr
+}
+
+// mustStop reports whether an error ends the watch rather than being
+// retried: another writer took the index over, or it is damaged.
+func mustStop(err error) bool {
+	return errors.Is(err, index.ErrWriterReplaced) || index.CodeOf(err) == index.Damaged
 }
 
 // runRecord is a watch run: one batch's reconcile and the ingest that

@@ -2,9 +2,11 @@ package syncer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -104,6 +106,33 @@ func TestWatchPicksUpAFileAndStops(t *testing.T) {
 	}
 	if ws, _ := w.WatchState(context.Background()); ws != nil {
 		t.Errorf("watch state left behind: %+v", ws)
+	}
+}
+
+// TestWatchStopsWhenTakenOver: once another writer has taken the index
+// over (its record replaced this one's) while a book is ingested, watch
+// ends with the reason instead of waiting for the next change to fail again.
+func TestWatchStopsWhenTakenOver(t *testing.T) {
+	lib, w, opts := setup(t)
+	os.WriteFile(filepath.Join(lib, "a.md"), []byte("# A\n\nalpha beta\n"), 0o644)
+	var once sync.Once
+	opts.Ingest.Progress = func(ingest.Progress) {
+		once.Do(func() {
+			// What a writer on another host leaves when it takes over.
+			if err := w.SetMeta(context.Background(), "writer", `{"pid":1,"command":"grimoire sync","host":"elsewhere","token":"theirs"}`); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	done := make(chan error, 1)
+	go func() { done <- Watch(context.Background(), w, opts) }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, index.ErrWriterReplaced) {
+			t.Fatalf("watch ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("watch went on after it was taken over")
 	}
 }
 

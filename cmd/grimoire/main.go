@@ -39,6 +39,7 @@ const (
 	exitInvalid  = 2
 	exitNotFound = 3
 	exitConflict = 4
+	exitDamaged  = 5
 )
 
 // app holds what every command shares: streams, global flags and the
@@ -77,6 +78,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "grimoire: interrupted")
 		return 130
 	}
+	if a.cfg != nil {
+		err = index.ExplainDamage(err, a.cfg.DBPath)
+	}
 	fmt.Fprintln(stderr, "grimoire: "+escapeControls(err.Error(), "\n\t"))
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -96,6 +100,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitNotFound
 	case index.Conflict:
 		return exitConflict
+	case index.Damaged:
+		return exitDamaged
 	}
 	return exitInternal
 }
@@ -126,7 +132,7 @@ exact citations. Nothing leaves your machine.`,
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more to stderr (-vv for debug)")
 	root.AddCommand(
 		a.syncCmd(), a.statusCmd(), a.listCmd(), a.queryCmd(), a.outlineCmd(), a.sectionCmd(),
-		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(), a.initCmd(),
+		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.rebuildCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(), a.initCmd(),
 	)
 	return root
 }

@@ -30,9 +30,10 @@ type fakeModels struct {
 	embedModel, chatModel string
 	delay                 time.Duration
 
-	mu    sync.Mutex
-	asked map[string]int // prompt hash → times asked
-	calls int
+	mu       sync.Mutex
+	asked    map[string]int // prompt hash → times asked
+	calls    int
+	embedded int // texts embedded
 }
 
 func newFakeModels(t *testing.T, embedModel, chatModel string) *fakeModels {
@@ -132,6 +133,9 @@ func (f *fakeModels) serve(w http.ResponseWriter, r *http.Request) {
 		for _, in := range req.Input {
 			out = append(out, fakeEmbedding(in))
 		}
+		f.mu.Lock()
+		f.embedded += len(req.Input)
+		f.mu.Unlock()
 		writeJSONResponse(w, 200, map[string]any{"model": req.Model, "embeddings": out, "total_duration": 1000, "prompt_eval_count": 10})
 	case "/api/chat":
 		var req struct {

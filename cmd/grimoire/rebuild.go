@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/syncer"
+)
+
+func (a *app) rebuildCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "rebuild",
+		Short: "Build the index again from the library, keeping what the old one holds",
+		Long: `rebuild replaces the index with one built again from the library: what to do
+when grimoire says the index is damaged. The old index is not deleted: it is
+renamed beside the new one, with the date and time in its name. Whatever can
+still be read of it is kept: deleted books stay excluded, book names stay,
+and every chunk that comes out of the same book with the same text keeps its
+context, its section summary and its vector (when the embedding model is the
+same), so the models are asked only for the rest.
+
+It can be interrupted and run again: it continues where it stopped. Until it
+has finished, other commands that write the index refuse to run.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := a.rebuild(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(rep)
+			}
+			a.printRebuild(rep)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was kept as JSON")
+	return cmd
+}
+
+// rebuildView is the shape of `grimoire rebuild --json`.
+type rebuildView struct {
+	index.RebuildReport
+	Index      string          `json:"index"`
+	Failures   []index.Failure `json:"failures"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
+	start := time.Now()
+	if err := a.cfg.requireLibrary(); err != nil {
+		return rebuildView{}, err
+	}
+	w, err := index.Rebuild(ctx, a.cfg.DBPath, "grimoire rebuild")
+	if err != nil {
+		return rebuildView{}, err
+	}
+	defer w.Close()
+	opts, err := a.syncerOptions(ctx, w)
+	if err != nil {
+		return rebuildView{}, err
+	}
+	prog := a.newProgress()
+	opts.Reconcile.Progress = func(done, total int) { prog.set("hashing", done, total) }
+	opts.Ingest.Progress = func(p ingest.Progress) {
+		prog.set(fmt.Sprintf("book %d/%d", p.BooksDone+1, p.BooksTotal), p.ChunksDone, max(p.ChunksTotal, 1))
+	}
+	run, err := syncer.Sync(ctx, w, opts, "rebuild", nil)
+	prog.done()
+	if err != nil {
+		return rebuildView{}, err
+	}
+	// A library folder that is not there (an unplugged drive) gave none of
+	// its books back: keep the salvage for them until it is.
+	for _, root := range a.cfg.Library {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			return rebuildView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("the rebuild is not finished: library folder %s cannot be read", root)}).
+				WithHint("run `grimoire rebuild` again once it is back; until then the books found so far answer queries")
+		}
+	}
+	rep, err := w.FinishRebuild(ctx)
+	if err != nil {
+		return rebuildView{}, err
+	}
+	f := run.Failures
+	if f == nil {
+		f = []index.Failure{}
+	}
+	return rebuildView{RebuildReport: rep, Index: w.Path(), Failures: f, DurationMS: time.Since(start).Milliseconds()}, nil
+}
+
+func (a *app) printRebuild(v rebuildView) {
+	w := a.stdout
+	fmt.Fprintf(w, "rebuilt %s from the library: %d books, %d chunks (%.1fs)\n", v.Index, v.Books, v.Chunks, float64(v.DurationMS)/1000)
+	state := "was sound"
+	if v.Damaged {
+		state = "was damaged"
+	}
+	fmt.Fprintf(w, "the old index %s; it is kept as %s\n", state, v.Aside)
+	fmt.Fprintf(w, "kept from it: the context of %d chunks and the vector of %d, %d section summaries, %d exclusions\n",
+		v.ContextsReused, v.VectorsReused, v.SummariesReused, v.Exclusions)
+	fmt.Fprintf(w, "asked of the models: %d vectors", v.Chunks-v.VectorsReused)
+	if a.cfg.Context.Provider != "none" {
+		fmt.Fprintf(w, ", %d contexts", v.Chunks-v.ContextsReused)
+	}
+	fmt.Fprintln(w)
+	if v.VectorsOf != "" {
+		fmt.Fprintf(w, "its vectors, by %s, were not reused: another embedding model is configured\n", v.VectorsOf)
+	}
+	for _, f := range v.Failures {
+		fmt.Fprintf(w, "  %s: %s\n", f.Path, f.Error)
+	}
+}

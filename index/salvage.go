@@ -1,0 +1,558 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/zeebo/blake3"
+)
+
+// The salvage is what a rebuild read of the old index, kept in the new one
+// until FinishRebuild. Chunks and sections are keyed by what makes them
+// come out the same again: the content hash of their book and their own
+// heading (or title) and text, since laying a book out is deterministic
+// for the same file and chunking settings.
+var createSalvage = []string{
+	`CREATE TABLE IF NOT EXISTS salvage_chunk (
+	key     BLOB PRIMARY KEY,
+	old_id  INTEGER NOT NULL,
+	context TEXT NOT NULL,
+	vec     BLOB
+)`,
+	`CREATE INDEX IF NOT EXISTS salvage_chunk_old ON salvage_chunk(old_id)`,
+	`CREATE TABLE IF NOT EXISTS salvage_section (
+	key     BLOB PRIMARY KEY,
+	summary TEXT NOT NULL
+)`,
+	`CREATE TABLE IF NOT EXISTS salvage_book (
+	hash TEXT PRIMARY KEY,
+	slug TEXT NOT NULL
+)`,
+}
+
+var dropSalvage = []string{
+	`DROP TABLE IF EXISTS salvage_chunk`,
+	`DROP TABLE IF EXISTS salvage_section`,
+	`DROP TABLE IF EXISTS salvage_book`,
+}
+
+func (t *Tx) resetSalvage(ctx context.Context) error {
+	for _, q := range append(append([]string{}, dropSalvage...), createSalvage...) {
+		if _, err := t.tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{`DELETE FROM exclusion`, `DELETE FROM meta WHERE key IN ('context_model', 'rebuild')`} {
+		if _, err := t.tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func saltedKey(parts ...string) []byte {
+	h := blake3.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		h.Write([]byte(p))
+	}
+	return h.Sum(nil)
+}
+
+func chunkKey(book Hash, heading, text string) []byte {
+	return saltedKey("chunk", book.String(), heading, text)
+}
+
+func sectionKey(book Hash, title, text string) []byte {
+	return saltedKey("section", book.String(), title, text)
+}
+
+// writeError marks a failure to write the new index, which must stop the
+// salvage, from damage in the old one, which only skips rows.
+type writeError struct{ error }
+
+func (e writeError) Unwrap() error { return e.error }
+
+// salvager reads the old index src into the new index dst.
+type salvager struct {
+	src  *sql.DB
+	dst  *Writer
+	from string
+	// books maps the old index's book ids to their content hashes.
+	books map[int64]Hash
+	// unreadable counts the ids and books whose rows could not be read.
+	unreadable int
+	batch      []func(*Tx) error
+}
+
+// salvage reads what it can of the index at from into dst's salvage
+// tables, recording in st the stamps it finds and whether the old index
+// is damaged.
+func salvage(ctx context.Context, from string, dst *Writer, st *rebuildState) error {
+	src, err := sql.Open("sqlite", dsn(from, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=cache_size(-32000)"))
+	if err != nil {
+		return fmt.Errorf("rebuild: open %s: %w", from, err)
+	}
+	defer src.Close()
+	if err := ping(ctx, src, from); err != nil {
+		if CodeOf(err) != Damaged {
+			return fmt.Errorf("rebuild: %w", err)
+		}
+		// Nothing can be read: the rebuild starts from the library alone.
+		st.Damaged = true
+		return nil
+	}
+	if err := quickCheck(ctx, src, from); CodeOf(err) == Damaged {
+		st.Damaged = true
+	} else if err != nil {
+		return fmt.Errorf("rebuild: %w", err)
+	}
+	s := &salvager{src: src, dst: dst, from: from, books: map[int64]Hash{}}
+	for _, step := range []func(context.Context, *rebuildState) error{s.stamps, s.bookRows, s.exclusions, s.chunks, s.vectors, s.sections} {
+		if err := step(ctx, st); err != nil {
+			return fmt.Errorf("rebuild: salvage %s: %w", from, err)
+		}
+		if err := s.flush(ctx); err != nil {
+			return fmt.Errorf("rebuild: salvage %s: %w", from, err)
+		}
+	}
+	if s.unreadable > 0 {
+		st.Damaged = true
+	}
+	return nil
+}
+
+// add queues a write to the new index; they are committed in batches.
+func (s *salvager) add(ctx context.Context, fn func(*Tx) error) error {
+	s.batch = append(s.batch, fn)
+	if len(s.batch) >= 1000 {
+		return s.flush(ctx)
+	}
+	return nil
+}
+
+func (s *salvager) flush(ctx context.Context) error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	err := s.dst.Update(ctx, func(t *Tx) error {
+		for _, fn := range s.batch {
+			if err := fn(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s.batch = s.batch[:0]
+	if err != nil {
+		return writeError{err}
+	}
+	return nil
+}
+
+// scan runs query, whose two parameters bound a range of ids, over ids 1
+// to hi, a range at a time. A range that fails on damage is halved until
+// the ids that cannot be read are found and skipped. row is called for
+// every row read, and may see a row again when a range failed part way.
+func (s *salvager) scan(ctx context.Context, query string, hi int64, row func(*sql.Rows) error) error {
+	const span = 256
+	for lo := int64(1); lo <= hi; lo += span {
+		if err := s.scanRange(ctx, query, lo, min(lo+span-1, hi), row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *salvager) scanRange(ctx context.Context, query string, lo, hi int64, row func(*sql.Rows) error) error {
+	err := s.read(ctx, query, []any{lo, hi}, row)
+	var we writeError
+	if err == nil || errors.As(err, &we) || !isDamage(err) {
+		return err
+	}
+	if lo == hi {
+		s.unreadable++
+		return nil
+	}
+	mid := lo + (hi-lo)/2
+	if err := s.scanRange(ctx, query, lo, mid, row); err != nil {
+		return err
+	}
+	return s.scanRange(ctx, query, mid+1, hi, row)
+}
+
+// read runs one query on the old index, handing each row to row.
+func (s *salvager) read(ctx context.Context, query string, args []any, row func(*sql.Rows) error) error {
+	rows, err := s.src.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// maxID returns an upper bound of table's ids: the largest the table or
+// sqlite_sequence knows, or, when both are unreadable, one derived from
+// the file's size (a row takes more than a thirty-second of a page).
+func (s *salvager) maxID(ctx context.Context, table, col string) int64 {
+	var best int64
+	read := false
+	for _, q := range []string{
+		`SELECT max(` + col + `) FROM ` + table,
+		`SELECT seq FROM sqlite_sequence WHERE name = '` + table + `'`,
+	} {
+		var v sql.NullInt64
+		if err := s.src.QueryRowContext(ctx, q).Scan(&v); err == nil || errors.Is(err, sql.ErrNoRows) {
+			read = true
+			best = max(best, v.Int64)
+		}
+	}
+	if !read {
+		var pages int64
+		s.src.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages)
+		best = 32 * pages
+	}
+	return best
+}
+
+func (s *salvager) stamps(ctx context.Context, st *rebuildState) error {
+	found := map[string]string{}
+	err := s.read(ctx, `SELECT key, value FROM meta WHERE key IN ('embedding_model', 'context_model')`, nil, func(r *sql.Rows) error {
+		var k, v string
+		if err := r.Scan(&k, &v); err != nil {
+			s.unreadable++
+			return nil
+		}
+		found[k] = v
+		return nil
+	})
+	if err != nil && !isDamage(err) {
+		return err
+	}
+	if err != nil {
+		err = s.scan(ctx, `SELECT key, value FROM meta WHERE rowid BETWEEN ? AND ?`, s.maxID(ctx, "meta", "rowid"), func(r *sql.Rows) error {
+			var k, v string
+			if err := r.Scan(&k, &v); err != nil {
+				s.unreadable++
+				return nil
+			}
+			found[k] = v
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if v := found["embedding_model"]; v != "" {
+		var stamp Stamp
+		if json.Unmarshal([]byte(v), &stamp) == nil {
+			st.Vectors = &stamp
+		}
+	}
+	if v := found["context_model"]; v != "" {
+		var cs ContextStamp
+		if json.Unmarshal([]byte(v), &cs) == nil {
+			st.Contexts = &cs
+			return s.dst.SetContextStamp(ctx, cs)
+		}
+	}
+	return nil
+}
+
+func (s *salvager) bookRows(ctx context.Context, _ *rebuildState) error {
+	return s.scan(ctx, `SELECT id, hash, slug FROM book WHERE id BETWEEN ? AND ?`, s.maxID(ctx, "book", "id"), func(r *sql.Rows) error {
+		var id int64
+		var h, slug string
+		if err := r.Scan(&id, &h, &slug); err != nil {
+			s.unreadable++
+			return nil
+		}
+		hash, err := ParseHash(h)
+		if err != nil {
+			s.unreadable++
+			return nil
+		}
+		s.books[id] = hash
+		return s.add(ctx, func(t *Tx) error {
+			_, err := t.tx.ExecContext(ctx, `INSERT INTO salvage_book(hash, slug) VALUES (?, ?) ON CONFLICT(hash) DO NOTHING`, hash, slug)
+			return err
+		})
+	})
+}
+
+func (s *salvager) exclusions(ctx context.Context, _ *rebuildState) error {
+	return s.scan(ctx, `SELECT hash, title, path, excluded_at FROM exclusion WHERE rowid BETWEEN ? AND ?`, s.maxID(ctx, "exclusion", "rowid"), func(r *sql.Rows) error {
+		var h, title, path string
+		var at int64
+		if err := r.Scan(&h, &title, &path, &at); err != nil {
+			s.unreadable++
+			return nil
+		}
+		if _, err := ParseHash(h); err != nil {
+			s.unreadable++
+			return nil
+		}
+		return s.add(ctx, func(t *Tx) error {
+			_, err := t.tx.ExecContext(ctx, `INSERT INTO exclusion(hash, title, path, excluded_at) VALUES (?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`, h, title, path, at)
+			return err
+		})
+	})
+}
+
+// chunks salvages the context of every chunk past the pending state (the
+// context is final then, empty or not).
+func (s *salvager) chunks(ctx context.Context, _ *rebuildState) error {
+	return s.scan(ctx, `SELECT id, book_id, heading, text, context, state FROM chunk WHERE id BETWEEN ? AND ?`, s.maxID(ctx, "chunk", "id"), func(r *sql.Rows) error {
+		var id, book int64
+		var heading, text, context, state string
+		if err := r.Scan(&id, &book, &heading, &text, &context, &state); err != nil {
+			s.unreadable++
+			return nil
+		}
+		h, ok := s.books[book]
+		if !ok || ChunkState(state) == ChunkPending {
+			return nil
+		}
+		key := chunkKey(h, heading, text)
+		return s.add(ctx, func(t *Tx) error {
+			_, err := t.tx.ExecContext(ctx, `INSERT INTO salvage_chunk(key, old_id, context) VALUES (?, ?, ?) ON CONFLICT(key) DO NOTHING`, key, id, context)
+			return err
+		})
+	})
+}
+
+func (s *salvager) vectors(ctx context.Context, st *rebuildState) error {
+	if st.Vectors == nil {
+		return nil
+	}
+	return s.scan(ctx, `SELECT chunk_id, vec FROM embedding WHERE id BETWEEN ? AND ?`, s.maxID(ctx, "embedding", "id"), func(r *sql.Rows) error {
+		var chunk int64
+		var vec []byte
+		if err := r.Scan(&chunk, &vec); err != nil {
+			s.unreadable++
+			return nil
+		}
+		if len(vec) != 4*st.Vectors.Dim {
+			s.unreadable++
+			return nil
+		}
+		return s.add(ctx, func(t *Tx) error {
+			_, err := t.tx.ExecContext(ctx, `UPDATE salvage_chunk SET vec = ? WHERE old_id = ?`, vec, chunk)
+			return err
+		})
+	})
+}
+
+// sections salvages the written summaries, book by book, and chapter by
+// chapter in a book whose sections cannot all be read.
+func (s *salvager) sections(ctx context.Context, _ *rebuildState) error {
+	const q = `SELECT title, text, summary FROM section WHERE book_id = ? AND summary IS NOT NULL`
+	for id, h := range s.books {
+		row := func(r *sql.Rows) error {
+			var title, text, summary string
+			if err := r.Scan(&title, &text, &summary); err != nil {
+				s.unreadable++
+				return nil
+			}
+			key := sectionKey(h, title, text)
+			return s.add(ctx, func(t *Tx) error {
+				_, err := t.tx.ExecContext(ctx, `INSERT INTO salvage_section(key, summary) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, summary)
+				return err
+			})
+		}
+		err := s.read(ctx, q, []any{id}, row)
+		var we writeError
+		if err == nil || errors.As(err, &we) || !isDamage(err) {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		var chapters []int
+		err = s.read(ctx, `SELECT idx FROM chapter WHERE book_id = ?`, []any{id}, func(r *sql.Rows) error {
+			var c int
+			if err := r.Scan(&c); err != nil {
+				s.unreadable++
+				return nil
+			}
+			chapters = append(chapters, c)
+			return nil
+		})
+		if err != nil {
+			s.unreadable++
+			continue
+		}
+		for _, c := range chapters {
+			if err := s.read(ctx, q+` AND chapter_idx = ?`, []any{id, c}, row); err != nil {
+				if errors.As(err, &we) || !isDamage(err) {
+					return err
+				}
+				s.unreadable++
+			}
+		}
+	}
+	return nil
+}
+
+// Salvaged fills in, from a rebuild's salvage, the context of each chunk
+// of the book with content hash book that the old index held, marking it
+// contextualized, and returns the old vectors of those chunks when they
+// were made by the model stamp (nil entries elsewhere; nil when none).
+// Without a salvage it does nothing.
+func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp Stamp) ([][]float32, error) {
+	if w.salvage == nil {
+		return nil, nil
+	}
+	useVecs := w.salvage.Vectors != nil && *w.salvage.Vectors == stamp
+	stmt, err := w.db.PrepareContext(ctx, `SELECT context, vec FROM salvage_chunk WHERE key = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("read the salvage: %w", err)
+	}
+	defer stmt.Close()
+	var vecs [][]float32
+	for i := range chunks {
+		var context string
+		var vec []byte
+		err := stmt.QueryRowContext(ctx, chunkKey(book, chunks[i].Heading, chunks[i].Text)).Scan(&context, &vec)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the salvage: %w", err)
+		}
+		chunks[i].Context, chunks[i].State = context, ChunkContextualized
+		if useVecs && len(vec) == 4*stamp.Dim {
+			if vecs == nil {
+				vecs = make([][]float32, len(chunks))
+			}
+			vecs[i] = make([]float32, stamp.Dim)
+			DecodeVector(vecs[i], vec)
+		}
+	}
+	return vecs, nil
+}
+
+// salvagedSummary returns the summary the old index held for a section of
+// the book id, nil when none.
+func (t *Tx) salvagedSummary(ctx context.Context, book Hash, title, text string) (any, error) {
+	var summary string
+	err := t.tx.QueryRowContext(ctx, `SELECT summary FROM salvage_section WHERE key = ?`, sectionKey(book, title, text)).Scan(&summary)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return summary, err
+}
+
+// salvagedSlug returns the slug the book with content hash book had in the
+// old index, when no other book has taken it; "" otherwise.
+func (t *Tx) salvagedSlug(ctx context.Context, book Hash, self int64) (string, error) {
+	var slug string
+	err := t.tx.QueryRowContext(ctx, `
+SELECT s.slug FROM salvage_book s
+WHERE s.hash = ? AND NOT EXISTS (SELECT 1 FROM book b WHERE b.slug = s.slug AND b.id != ?)`, book, self).Scan(&slug)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return slug, err
+}
+
+func (t *Tx) bookHash(ctx context.Context, id int64) (Hash, error) {
+	var h Hash
+	err := t.tx.QueryRowContext(ctx, `SELECT hash FROM book WHERE id = ?`, id).Scan(&h)
+	return h, err
+}
+
+// reuseCounts counts the chunks and sections of the new index that took
+// their context, vector or summary from the salvage, by the rules ingest
+// follows (Salvaged, StoreParsed).
+func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
+	var rep RebuildReport
+	if err := w.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM book), (SELECT count(*) FROM chunk), (SELECT count(*) FROM exclusion)`).
+		Scan(&rep.Books, &rep.Chunks, &rep.Exclusions); err != nil {
+		return rep, fmt.Errorf("count the rebuilt index: %w", err)
+	}
+	cur, ok, err := w.Stamp(ctx)
+	if err != nil {
+		return rep, err
+	}
+	useVecs := ok && w.salvage != nil && w.salvage.Vectors != nil && *w.salvage.Vectors == cur
+	type kept struct{ vec bool }
+	salvaged := map[string]kept{}
+	err = readAll(ctx, w.db, `SELECT key, vec IS NOT NULL FROM salvage_chunk`, func(r *sql.Rows) error {
+		var key []byte
+		var vec bool
+		if err := r.Scan(&key, &vec); err != nil {
+			return err
+		}
+		salvaged[string(key)] = kept{vec}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	err = readAll(ctx, w.db, `SELECT b.hash, k.heading, k.text FROM chunk k JOIN book b ON b.id = k.book_id`, func(r *sql.Rows) error {
+		var h Hash
+		var heading, text string
+		if err := r.Scan(&h, &heading, &text); err != nil {
+			return err
+		}
+		if s, ok := salvaged[string(chunkKey(h, heading, text))]; ok {
+			rep.ContextsReused++
+			if s.vec && useVecs {
+				rep.VectorsReused++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	summaries := map[string]bool{}
+	err = readAll(ctx, w.db, `SELECT key FROM salvage_section`, func(r *sql.Rows) error {
+		var key []byte
+		if err := r.Scan(&key); err != nil {
+			return err
+		}
+		summaries[string(key)] = true
+		return nil
+	})
+	if err != nil {
+		return rep, err
+	}
+	err = readAll(ctx, w.db, `SELECT b.hash, s.title, s.text FROM section s JOIN book b ON b.id = s.book_id WHERE s.summary IS NOT NULL`, func(r *sql.Rows) error {
+		var h Hash
+		var title, text string
+		if err := r.Scan(&h, &title, &text); err != nil {
+			return err
+		}
+		if summaries[string(sectionKey(h, title, text))] {
+			rep.SummariesReused++
+		}
+		return nil
+	})
+	return rep, err
+}
+
+func readAll(ctx context.Context, db *sql.DB, query string, row func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
