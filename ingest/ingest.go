@@ -12,9 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -28,6 +28,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/markdown"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/text"
+	"github.com/grimoire-search/grimoire/internal/libfile"
 )
 
 // SourceType returns the source type of a path by its extension, or "" when
@@ -306,8 +307,15 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 // parse reads and parses a pending book and lays it out. A book that fails
 // is recorded as failed and nil is returned without an error.
 func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
-	path, data, err := readContent(b)
+	files, err := p.w.FilesOf(ctx, b.Hash)
 	if err != nil {
+		return nil, err
+	}
+	path, data, err := readContent(ctx, b, files)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		// Not the book's fault: the file changed or vanished since it
 		// was scanned. The next reconcile sorts it out.
 		p.log.Info("book not read", "book", b.Slug, "reason", err)
@@ -573,25 +581,38 @@ func halve(text string) (string, string) {
 func EmbeddingText(k index.Chunk) string { return index.JoinText(k.Heading, k.Context, k.Text) }
 
 // readContent reads a file that holds the book's content, checking that it
-// still does.
-func readContent(b index.Book) (string, []byte, error) {
-	if len(b.Paths) == 0 {
+// still does. A file is read only as the scan saw it: reached from its
+// library folder without following a link, a regular file, of the size and
+// inode its row records, never more than that size.
+func readContent(ctx context.Context, b index.Book, files []index.File) (string, []byte, error) {
+	if len(files) == 0 {
 		return "", nil, fmt.Errorf("book %s: no file holds it any more", b.Slug)
 	}
 	var lastErr error
-	for _, path := range b.Paths {
-		data, err := os.ReadFile(path)
+	for _, f := range files {
+		data, err := libfile.ReadFile(ctx, f.Root, f.Path, libfile.Want{Size: f.Size, Ino: f.Inode})
 		if err != nil {
-			lastErr = err
+			if ctx.Err() != nil {
+				return f.Path, nil, ctx.Err()
+			}
+			lastErr = fmt.Errorf("not read: %w; the next sync looks at it again", unwrapPath(err))
 			continue
 		}
 		if index.SumBytes(data) != b.Hash {
-			lastErr = fmt.Errorf("%s changed since it was scanned", path)
+			lastErr = errors.New("not read: changed since it was scanned; the next sync looks at it again")
 			continue
 		}
-		return path, data, nil
+		return f.Path, data, nil
 	}
-	return b.Paths[0], nil, lastErr
+	return files[0].Path, nil, lastErr
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // failureReason says why a book failed, for a person reading status.
