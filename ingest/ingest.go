@@ -324,32 +324,32 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	}
 	p.report()
 	start := time.Now()
-	pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
-	d, err := p.parseDoc(pctx, b.SourceType, data)
-	cancel()
-	if err == nil && d.Empty() && (b.SourceType == doc.PDF || b.SourceType == doc.EPUB) {
-		// A book without text is worth a failure only where the user
-		// can act on it (OCR a scan); an empty note is just empty.
-		err = doc.ErrNoText
-	}
-	if errors.Is(err, doc.ErrNoText) && (b.SourceType == doc.Markdown || b.SourceType == doc.Text) {
-		d, err = &doc.Document{SourceType: b.SourceType}, nil
-	}
-	if err != nil {
+	d, typ, failures := p.parseAny(ctx, b, files, data)
+	if d == nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		reason := failureReason(b.SourceType, err)
-		p.log.Warn("book failed", "path", path, "reason", reason)
+		reason := failures[0].Error
+		if len(failures) > 1 {
+			parts := make([]string, len(failures))
+			for i, f := range failures {
+				parts[i] = filepath.Base(f.Path) + ": " + f.Error
+			}
+			reason = strings.Join(parts, "; ")
+		}
+		for _, f := range failures {
+			p.log.Warn("book failed", "path", f.Path, "reason", f.Error)
+		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
 		if ferr != nil {
 			return nil, ferr
 		}
 		p.res.Failed++
 		p.res.Pruned += pruned
-		p.res.Failures = append(p.res.Failures, index.Failure{Path: path, Error: reason})
+		p.res.Failures = append(p.res.Failures, failures...)
 		return nil, nil
 	}
+	path = pathOfType(files, typ, path)
 	title := strings.TrimSpace(d.Title)
 	if title == "" {
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -362,12 +362,71 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 			laid.chunks[i].State = index.ChunkContextualized
 		}
 	}
-	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount, PageLabels: d.PageLabels}
-	if meta.SourceType == "" {
-		meta.SourceType = b.SourceType
-	}
-	p.log.Debug("parsed", "path", path, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
+	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: typ, PageCount: d.PageCount, PageLabels: d.PageLabels}
+	p.log.Debug("parsed", "path", path, "as", typ, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
 	return &prepared{book: b, meta: meta, layout: laid}, nil
+}
+
+// parseAny parses a book's bytes as each format its paths name in turn,
+// most particular first, and returns the first document that comes out with
+// its format. When none does, it returns one failure per format, on a path
+// of that format: no path is blamed for another's format.
+func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.File, data []byte) (*doc.Document, string, []index.Failure) {
+	var failures []index.Failure
+	for _, typ := range formatsOf(files, b.SourceType) {
+		pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
+		d, err := p.parseDoc(pctx, typ, data)
+		cancel()
+		if err == nil && d.Empty() && (typ == doc.PDF || typ == doc.EPUB) {
+			// A book without text is worth a failure only where the
+			// user can act on it (OCR a scan); an empty note is just
+			// empty.
+			err = doc.ErrNoText
+		}
+		if errors.Is(err, doc.ErrNoText) && (typ == doc.Markdown || typ == doc.Text) {
+			d, err = &doc.Document{SourceType: typ}, nil
+		}
+		if err == nil {
+			return d, typ, nil
+		}
+		if ctx.Err() != nil {
+			return nil, "", nil
+		}
+		failures = append(failures, index.Failure{Path: pathOfType(files, typ, files[0].Path), Error: failureReason(typ, err)})
+	}
+	return nil, "", failures
+}
+
+// formatsOf returns the formats of a book's paths, each once, most
+// particular first: a PDF or EPUB parser takes only its own format, while
+// any text reads as Markdown, and Markdown says more than plain text.
+// fallback is the book's own type, for a book without typed paths.
+func formatsOf(files []index.File, fallback string) []string {
+	seen := make(map[string]bool)
+	for _, f := range files {
+		seen[SourceType(f.Path)] = true
+	}
+	var out []string
+	for _, typ := range []string{doc.PDF, doc.EPUB, doc.Markdown, doc.Text} {
+		if seen[typ] {
+			out = append(out, typ)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, fallback)
+	}
+	return out
+}
+
+// pathOfType returns the first of files whose path is of type typ, or
+// fallback.
+func pathOfType(files []index.File, typ, fallback string) string {
+	for _, f := range files {
+		if SourceType(f.Path) == typ {
+			return f.Path
+		}
+	}
+	return fallback
 }
 
 // addSmall embeds a small book and queues it for the next batch.

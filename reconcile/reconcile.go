@@ -341,6 +341,9 @@ func takeMove(goneByHash map[index.Hash][]string, h index.Hash, consumed map[str
 // file's mtime to age.
 const msgSettling = "waiting for a just-written file to settle"
 
+// emptyReason is recorded for a 0-byte file, which is never a book.
+const emptyReason = "file is empty; nothing to index"
+
 type hashedFile struct {
 	entry
 	hash       index.Hash
