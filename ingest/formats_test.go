@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/testbook"
 )
 
 // TestSameBytesUnderSeveralExtensions checks that a content held by paths
@@ -45,7 +46,7 @@ func TestSameBytesUnderSeveralExtensions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newTestLibrary(t)
-			epub := epubOf(t, "Harbour Notes", "The ferry leaves at dawn.")
+			epub := testbook.EPUB(t, "Harbour Notes", "The ferry leaves at dawn.")
 			for name, data := range tc.files {
 				if data == nil {
 					data = epub

@@ -1,8 +1,6 @@
 package ingest
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -72,42 +70,4 @@ func (l *testLibrary) books() []index.Book {
 		l.t.Fatal(err)
 	}
 	return books
-}
-
-// epubOf makes a small EPUB 3 whose one chapter holds text.
-func epubOf(t *testing.T, title, text string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range []struct{ name, body string }{
-		{"mimetype", "application/epub+zip"},
-		{"META-INF/container.xml", `<?xml version="1.0"?>
-<container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
-  <rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles>
-</container>`},
-		{"OEBPS/content.opf", `<?xml version="1.0" encoding="UTF-8"?>
-<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">
-  <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
-    <dc:identifier id="uid">urn:uuid:test</dc:identifier>
-    <dc:title>` + title + `</dc:title>
-  </metadata>
-  <manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>
-  <spine><itemref idref="c1"/></spine>
-</package>`},
-		{"OEBPS/c1.xhtml", `<?xml version="1.0" encoding="UTF-8"?>
-<html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>
-<body><h1>One</h1><p>` + text + `</p></body></html>`},
-	} {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.name, Method: zip.Store})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write([]byte(e.body)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
