@@ -326,3 +326,33 @@ func blockedInFIFOOpen(pid int) bool {
 	}
 	return false
 }
+
+// TestWatchGoesOnPastFIFOsAndLinks runs watch over a library with a FIFO
+// named like a book, then adds a FIFO and swaps a book for a link to
+// /dev/zero: new books must still be indexed, and SIGTERM must stop it.
+func TestWatchGoesOnPastFIFOsAndLinks(t *testing.T) {
+	lib := t.TempDir()
+	a := filepath.Join(lib, "a.md")
+	writeFile(t, a, "# Aardvark\n\nThe aardvark digs for termites at night.\n")
+	if err := syscall.Mkfifo(filepath.Join(lib, "book.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := start(t, lib, watchEnv, "watch")
+	eventually(t, "the initial scan", 20*time.Second, func() bool {
+		_, ok := topBook(t, lib, "aardvark termites")
+		return ok
+	})
+	if err := syscall.Mkfifo(filepath.Join(lib, "new.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	swapFor(t, a, func(p string) error { return os.Symlink("/dev/zero", p) })
+	writeFile(t, filepath.Join(lib, "b.md"), "# Quokka\n\nQuokkas smile for photographs on Rottnest Island.\n")
+	eventually(t, "the new book, and the swapped one gone", 20*time.Second, func() bool {
+		_, gone := topBook(t, lib, "aardvark termites")
+		h, ok := topBook(t, lib, "quokkas rottnest")
+		return !gone && ok && h.Title == "Quokka"
+	})
+	if code := w.stop(t, 2*time.Second); code != 0 {
+		t.Errorf("watch: exit %d\nstderr: %s", code, w.errb.String())
+	}
+}
