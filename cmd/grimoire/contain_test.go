@@ -298,7 +298,14 @@ func TestSignalStopsAStuckProcess(t *testing.T) {
 				return blockedInFIFOOpen(p.cmd.Process.Pid)
 			})
 			sent := time.Now()
-			for _, s := range tc.signals {
+			for i, s := range tc.signals {
+				if i > 0 {
+					// Two pending signals of one kind are one: wait for
+					// the first to be taken.
+					eventually(t, "the signal taken", 2*time.Second, func() bool {
+						return !signalPending(p.cmd.Process.Pid, tc.signals[i-1].(syscall.Signal))
+					})
+				}
 				p.cmd.Process.Signal(s)
 			}
 			select {
@@ -313,6 +320,22 @@ func TestSignalStopsAStuckProcess(t *testing.T) {
 			}
 		})
 	}
+}
+
+// signalPending reports whether sig waits to be delivered to process pid.
+func signalPending(pid int, sig syscall.Signal) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if hex, ok := strings.CutPrefix(line, "ShdPnd:"); ok {
+			var mask uint64
+			fmt.Sscanf(strings.TrimSpace(hex), "%x", &mask)
+			return mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
 }
 
 // blockedInFIFOOpen reports whether a thread of pid waits in the kernel for
