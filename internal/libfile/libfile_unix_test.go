@@ -49,6 +49,15 @@ func TestOpenNeverLeavesTheLibrary(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{name: "folder is a file", err: ErrChanged, swap: func(t *testing.T, root, book, outside string) {
+			sub := filepath.Dir(book)
+			if err := os.Rename(sub, sub+".old"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(sub, []byte("# Sub\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{name: "folder is a FIFO", err: ErrNotRegular, swap: func(t *testing.T, root, book, outside string) {
 			sub := filepath.Dir(book)
 			if err := os.Rename(sub, sub+".old"); err != nil {

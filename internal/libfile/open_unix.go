@@ -85,7 +85,12 @@ func classify(dir int, name string, err error) error {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		return ErrLink
-	case unix.S_IFDIR, unix.S_IFREG:
+	case unix.S_IFREG:
+		if errors.Is(err, unix.ENOTDIR) {
+			return ErrChanged // a folder the scan went through is a file now
+		}
+		return err
+	case unix.S_IFDIR:
 		return err
 	}
 	return ErrNotRegular
