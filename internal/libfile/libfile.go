@@ -106,13 +106,12 @@ func (f *File) Close() error { return f.f.Close() }
 // ctx before each chunk, and fails with ErrChanged when the file holds more
 // or fewer bytes than it had when it was opened.
 func (f *File) Reader(ctx context.Context) io.Reader {
-	return &reader{ctx: ctx, f: f.f, path: f.f.Name(), left: f.info.Size}
+	return &reader{ctx: ctx, f: f.f, left: f.info.Size}
 }
 
 type reader struct {
 	ctx  context.Context
 	f    *os.File
-	path string
 	left int64 // bytes still expected
 }
 
@@ -125,7 +124,7 @@ func (r *reader) Read(p []byte) (int, error) {
 		var one [1]byte
 		n, err := r.f.Read(one[:])
 		if n > 0 {
-			return 0, fmt.Errorf("%s: %w (it grew while it was read)", r.path, ErrChanged)
+			return 0, fmt.Errorf("%w (it grew while it was read)", ErrChanged)
 		}
 		if err == nil || errors.Is(err, io.EOF) {
 			return 0, io.EOF
@@ -138,7 +137,7 @@ func (r *reader) Read(p []byte) (int, error) {
 	n, err := r.f.Read(p)
 	r.left -= int64(n)
 	if errors.Is(err, io.EOF) && r.left > 0 {
-		return n, fmt.Errorf("%s: %w (it shrank while it was read)", r.path, ErrChanged)
+		return n, fmt.Errorf("%w (it shrank while it was read)", ErrChanged)
 	}
 	if errors.Is(err, io.EOF) {
 		err = nil
