@@ -58,10 +58,11 @@ type File struct {
 	info Info
 }
 
-// Open opens path, which must lie below root, for reading. The folders
-// between root and the file are opened one by one without following a
-// symbolic link; root itself may be one (the user chose it). The file must
-// be a regular file that matches want.
+// Open opens path, which must lie below root, for reading. On unix the
+// folders between root and the file are opened one by one without following
+// a symbolic link; root itself may be one (the user chose it). Windows
+// checks the file itself only (see open_windows.go). The file must be a
+// regular file that matches want.
 func Open(root, path string, want Want) (*File, error) {
 	parts, err := below(root, path)
 	if err != nil {
