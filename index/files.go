@@ -30,6 +30,28 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 	return out, rows.Err()
 }
 
+// FilesOf returns the rows of the files that hold content h, sorted by
+// path; none when no file holds it.
+func (d *DB) FilesOf(ctx context.Context, h Hash) ([]File, error) {
+	rows, err := d.db.QueryContext(ctx,
+		`SELECT path, root, hash, size, mtime_ns, inode, verified_ns FROM file WHERE hash = ? ORDER BY path`, h)
+	if err != nil {
+		return nil, fmt.Errorf("files of %s: %w", h.Short(), err)
+	}
+	defer rows.Close()
+	var out []File
+	for rows.Next() {
+		var f File
+		var inode int64
+		if err := rows.Scan(&f.Path, &f.Root, &f.Hash, &f.Size, &f.MtimeNS, &inode, &f.VerifiedNS); err != nil {
+			return nil, fmt.Errorf("files of %s: %w", h.Short(), err)
+		}
+		f.Inode = uint64(inode)
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
 // Tx is a short write transaction of the writer.
 type Tx struct {
 	tx  *sql.Tx

@@ -183,7 +183,7 @@ type Counters struct {
 	Copied   int `json:"copied"`   // new paths holding already-known content
 	Removed  int `json:"removed"`  // paths gone from the library
 	Held     int `json:"held"`     // paths gone whose removal is held (see Hold)
-	Skipped  int `json:"skipped"`  // files skipped: too large, unstable, unreadable
+	Skipped  int `json:"skipped"`  // files skipped: too large, empty, unstable, unreadable
 	Excluded int `json:"excluded"` // files whose content was deleted by the user
 	Ingested int `json:"ingested"` // books that became ready
 	Pruned   int `json:"pruned"`   // books removed from the index

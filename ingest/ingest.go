@@ -12,9 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -28,6 +28,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/markdown"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/text"
+	"github.com/grimoire-search/grimoire/internal/libfile"
 )
 
 // SourceType returns the source type of a path by its extension, or "" when
@@ -308,8 +309,15 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 // parse reads and parses a pending book and lays it out. A book that fails
 // is recorded as failed and nil is returned without an error.
 func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
-	path, data, err := readContent(b)
+	files, err := p.w.FilesOf(ctx, b.Hash)
 	if err != nil {
+		return nil, err
+	}
+	path, data, err := readContent(ctx, b, files)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		// Not the book's fault: the file changed or vanished since it
 		// was scanned. The next reconcile sorts it out.
 		p.log.Info("book not read", "book", b.Slug, "reason", err)
@@ -318,32 +326,32 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	}
 	p.report()
 	start := time.Now()
-	pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
-	d, err := p.parseDoc(pctx, b.SourceType, data)
-	cancel()
-	if err == nil && d.Empty() && (b.SourceType == doc.PDF || b.SourceType == doc.EPUB) {
-		// A book without text is worth a failure only where the user
-		// can act on it (OCR a scan); an empty note is just empty.
-		err = doc.ErrNoText
-	}
-	if errors.Is(err, doc.ErrNoText) && (b.SourceType == doc.Markdown || b.SourceType == doc.Text) {
-		d, err = &doc.Document{SourceType: b.SourceType}, nil
-	}
-	if err != nil {
+	d, typ, failures := p.parseAny(ctx, b, files, data)
+	if d == nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		reason := failureReason(b.SourceType, err)
-		p.log.Warn("book failed", "path", path, "reason", reason)
+		reason := failures[0].Error
+		if len(failures) > 1 {
+			parts := make([]string, len(failures))
+			for i, f := range failures {
+				parts[i] = filepath.Base(f.Path) + ": " + f.Error
+			}
+			reason = strings.Join(parts, "; ")
+		}
+		for _, f := range failures {
+			p.log.Warn("book failed", "path", f.Path, "reason", f.Error)
+		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
 		if ferr != nil {
 			return nil, ferr
 		}
 		p.res.Failed++
 		p.res.Pruned += pruned
-		p.res.Failures = append(p.res.Failures, index.Failure{Path: path, Error: reason})
+		p.res.Failures = append(p.res.Failures, failures...)
 		return nil, nil
 	}
+	path = pathOfType(files, typ, path)
 	title := strings.TrimSpace(d.Title)
 	if title == "" {
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -356,17 +364,14 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 			laid.chunks[i].State = index.ChunkContextualized
 		}
 	}
-	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: d.SourceType, PageCount: d.PageCount, PageLabels: d.PageLabels}
-	if meta.SourceType == "" {
-		meta.SourceType = b.SourceType
-	}
+	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: typ, PageCount: d.PageCount, PageLabels: d.PageLabels}
 	// A rebuild hands back the contexts and vectors the old index held for
 	// chunks that came out the same: the models are not asked again.
 	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, Stamp(p.opts.Embedder))
 	if err != nil {
 		return nil, err
 	}
-	p.log.Debug("parsed", "path", path, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
+	p.log.Debug("parsed", "path", path, "as", typ, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
 	return &prepared{book: b, meta: meta, layout: laid, vecs: vecs}, nil
 }
 
@@ -384,6 +389,68 @@ func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 		}
 	}
 	return t.StoreEmbeddings(ctx, have, vecs)
+}
+
+// parseAny parses a book's bytes as each format its paths name in turn,
+// most particular first, and returns the first document that comes out with
+// its format. When none does, it returns one failure per format, on a path
+// of that format: no path is blamed for another's format.
+func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.File, data []byte) (*doc.Document, string, []index.Failure) {
+	var failures []index.Failure
+	for _, typ := range formatsOf(files, b.SourceType) {
+		pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
+		d, err := p.parseDoc(pctx, typ, data)
+		cancel()
+		if err == nil && d.Empty() && (typ == doc.PDF || typ == doc.EPUB) {
+			// A book without text is worth a failure only where the
+			// user can act on it (OCR a scan); an empty note is just
+			// empty.
+			err = doc.ErrNoText
+		}
+		if errors.Is(err, doc.ErrNoText) && (typ == doc.Markdown || typ == doc.Text) {
+			d, err = &doc.Document{SourceType: typ}, nil
+		}
+		if err == nil {
+			return d, typ, nil
+		}
+		if ctx.Err() != nil {
+			return nil, "", nil
+		}
+		failures = append(failures, index.Failure{Path: pathOfType(files, typ, files[0].Path), Error: failureReason(typ, err)})
+	}
+	return nil, "", failures
+}
+
+// formatsOf returns the formats of a book's paths, each once, most
+// particular first: a PDF or EPUB parser takes only its own format, while
+// any text reads as Markdown, and Markdown says more than plain text.
+// fallback is the book's own type, for a book without typed paths.
+func formatsOf(files []index.File, fallback string) []string {
+	seen := make(map[string]bool)
+	for _, f := range files {
+		seen[SourceType(f.Path)] = true
+	}
+	var out []string
+	for _, typ := range []string{doc.PDF, doc.EPUB, doc.Markdown, doc.Text} {
+		if seen[typ] {
+			out = append(out, typ)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, fallback)
+	}
+	return out
+}
+
+// pathOfType returns the first of files whose path is of type typ, or
+// fallback.
+func pathOfType(files []index.File, typ, fallback string) string {
+	for _, f := range files {
+		if SourceType(f.Path) == typ {
+			return f.Path
+		}
+	}
+	return fallback
 }
 
 // addSmall embeds a small book and queues it for the next batch.
@@ -601,25 +668,38 @@ func halve(text string) (string, string) {
 func EmbeddingText(k index.Chunk) string { return index.JoinText(k.Heading, k.Context, k.Text) }
 
 // readContent reads a file that holds the book's content, checking that it
-// still does.
-func readContent(b index.Book) (string, []byte, error) {
-	if len(b.Paths) == 0 {
+// still does. A file is read only as the scan saw it: reached from its
+// library folder without following a link, a regular file, of the size and
+// inode its row records, never more than that size.
+func readContent(ctx context.Context, b index.Book, files []index.File) (string, []byte, error) {
+	if len(files) == 0 {
 		return "", nil, fmt.Errorf("book %s: no file holds it any more", b.Slug)
 	}
 	var lastErr error
-	for _, path := range b.Paths {
-		data, err := os.ReadFile(path)
+	for _, f := range files {
+		data, err := libfile.ReadFile(ctx, f.Root, f.Path, libfile.Want{Size: f.Size, Ino: f.Inode})
 		if err != nil {
-			lastErr = err
+			if ctx.Err() != nil {
+				return f.Path, nil, ctx.Err()
+			}
+			lastErr = fmt.Errorf("not read: %w; the next sync looks at it again", unwrapPath(err))
 			continue
 		}
 		if index.SumBytes(data) != b.Hash {
-			lastErr = fmt.Errorf("%s changed since it was scanned", path)
+			lastErr = errors.New("not read: changed since it was scanned; the next sync looks at it again")
 			continue
 		}
-		return path, data, nil
+		return f.Path, data, nil
 	}
-	return b.Paths[0], nil, lastErr
+	return files[0].Path, nil, lastErr
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // failureReason says why a book failed, for a person reading status.

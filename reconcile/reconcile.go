@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/libfile"
 )
 
 // Options configure a reconcile run.
@@ -136,8 +137,6 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 		case err != nil:
 			res.blocked = append(res.blocked, p)
 			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", unwrapPath(err))})
-		case fi.Mode()&fs.ModeSymlink != 0:
-			scope = append(scope, p) // a file replaced by a link is gone
 		case fi.IsDir():
 			scope = append(scope, p)
 			if err := s.walkDir(ctx, root, p, res); err != nil {
@@ -150,6 +149,8 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 					return Result{}, err
 				}
 			}
+		default:
+			scope = append(scope, p) // a file replaced by a link, FIFO or device is gone
 		}
 	}
 	vanished := func(f index.File) bool {
@@ -420,15 +421,22 @@ func takeMove(goneByHash map[index.Hash][]string, h index.Hash, consumed map[str
 	return false
 }
 
+// msgSettling is logged (debug) before the hasher waits for a just-written
+// file's mtime to age.
+const msgSettling = "waiting for a just-written file to settle"
+
+// emptyReason is recorded for a 0-byte file, which is never a book.
+const emptyReason = "file is empty; nothing to index"
+
 type hashedFile struct {
 	entry
 	hash       index.Hash
 	verifiedNS int64
 }
 
-// hashAll hashes files in parallel. A file whose size or mtime changed while
-// it was read is still being written: it is returned as unstable and left
-// for the next pass.
+// hashAll hashes files in parallel. A file that is not what the walk saw
+// any more (written to, replaced, swapped for a link or a FIFO, gone) is
+// returned as unstable and left for the next pass.
 func (s *scanner) hashAll(ctx context.Context, files []entry) (done []hashedFile, unstable []entry, problems []problem) {
 	if len(files) == 0 {
 		return nil, nil, nil
@@ -443,14 +451,14 @@ func (s *scanner) hashAll(ctx context.Context, files []entry) (done []hashedFile
 			defer wg.Done()
 			buf := make([]byte, 1<<20)
 			for e := range jobs {
-				h, stable, err := s.hashFile(ctx, e, buf)
+				h, err := s.hashFile(ctx, e, buf)
 				mu.Lock()
 				switch {
+				case changedSinceWalk(err):
+					unstable = append(unstable, e)
+					s.log.Info("file changed since the scan; left for the next pass", "path", e.path, "reason", unwrapPath(err))
 				case err != nil:
 					problems = append(problems, problem{path: e.path, reason: fmt.Sprintf("cannot read: %v", unwrapPath(err)), persistent: true})
-				case !stable:
-					unstable = append(unstable, e)
-					s.log.Info("file is changing; left for the next pass", "path", e.path)
 				default:
 					done = append(done, h)
 				}
@@ -473,6 +481,17 @@ func (s *scanner) hashAll(ctx context.Context, files []entry) (done []hashedFile
 	return done, unstable, problems
 }
 
+// changedSinceWalk reports whether a hash failed because the path no longer
+// holds the regular file the walk saw.
+func changedSinceWalk(err error) bool {
+	for _, target := range []error{libfile.ErrChanged, libfile.ErrLink, libfile.ErrNotRegular, fs.ErrNotExist} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
 // racyWindow is the mtime granularity to allow for: whole-second mtimes come
 // from file systems (HFS+, FAT, ext3) that cannot tell two writes in the
 // same second apart.
@@ -483,39 +502,40 @@ func (s *scanner) racyWindow(mtimeNS int64) time.Duration {
 	return s.opts.RacyWindow
 }
 
-func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile, bool, error) {
+// hashFile hashes the file the walk saw at e.path, never anything a link
+// leads to: see libfile.Open.
+func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile, error) {
 	// Read only once the mtime is older than its granularity, so that the
 	// row can be trusted by the next pass's fast path (no re-hash of a file
 	// that was just copied in).
 	if wait := time.Duration(e.mtimeNS) + s.racyWindow(e.mtimeNS) - time.Duration(time.Now().UnixNano()); wait > 0 && wait <= 2*time.Second {
+		s.log.Debug(msgSettling, "path", e.path, "wait", wait)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
-			return hashedFile{}, false, ctx.Err()
+			return hashedFile{}, ctx.Err()
 		}
 	}
 	start := time.Now().UnixNano()
-	f, err := os.Open(e.path)
+	f, err := libfile.Open(e.root, e.path, libfile.Want{Size: e.size, Dev: e.dev, Ino: e.inode})
 	if err != nil {
-		return hashedFile{}, false, err
+		return hashedFile{}, err
 	}
 	defer f.Close()
-	before, err := f.Stat()
+	before := f.Info()
+	h, _, err := index.HashReader(f.Reader(ctx), buf)
 	if err != nil {
-		return hashedFile{}, false, err
+		return hashedFile{}, err
 	}
-	h, n, err := index.HashReader(f, buf)
+	after, err := f.Stat()
 	if err != nil {
-		return hashedFile{}, false, err
+		return hashedFile{}, err
 	}
-	after, err := os.Stat(e.path)
-	if err != nil {
-		return hashedFile{}, false, err
+	if after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
+		return hashedFile{}, fmt.Errorf("%w (written to while it was read)", libfile.ErrChanged)
 	}
-	stable := n == before.Size() && after.Size() == before.Size() && after.ModTime().Equal(before.ModTime()) &&
-		inodeOf(after) == inodeOf(before)
-	e.size, e.mtimeNS, e.inode = before.Size(), before.ModTime().UnixNano(), inodeOf(before)
-	return hashedFile{entry: e, hash: h, verifiedNS: start}, stable, nil
+	e.mtimeNS = before.ModTime.UnixNano()
+	return hashedFile{entry: e, hash: h, verifiedNS: start}, nil
 }
 
 func sortedEntries(m map[string]entry) []entry {

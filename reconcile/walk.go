@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/internal/libfile"
 )
 
 // entry is a candidate file found by the walk, with what a stat told.
@@ -17,6 +19,7 @@ type entry struct {
 	size    int64
 	mtimeNS int64
 	inode   uint64
+	dev     uint64 // 0 where a stat does not tell (Windows)
 	typ     string
 }
 
@@ -158,7 +161,16 @@ func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) 
 			reason: fmt.Sprintf("file is %s, over the size limit of %s; raise max_file_size_mb to index it", humanBytes(fi.Size()), humanBytes(s.opts.MaxFileSize))})
 		return nil
 	}
-	res.files[p] = entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), typ: typ}
+	if fi.Size() == 0 {
+		// Every empty file has the same hash: as a book it would take
+		// the format of whichever path came first. It is nothing to
+		// index; a path that held a book no longer does.
+		res.skipped++
+		res.problems = append(res.problems, problem{path: p, persistent: true, reason: emptyReason})
+		return nil
+	}
+	dev, _ := libfile.IDOf(fi)
+	res.files[p] = entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), dev: dev, typ: typ}
 	return nil
 }
 

@@ -572,14 +572,12 @@ func (s *session) watchDir(d string) bool {
 	return true
 }
 
+// readNames counts the entries of folder d. os.ReadDir opens with
+// O_DIRECTORY: a folder swapped for a FIFO fails at once where os.Open
+// would wait for a writer.
 func readNames(d string) (int, error) {
-	f, err := os.Open(d)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	return len(names), err
+	ents, err := os.ReadDir(d)
+	return len(ents), err
 }
 
 // hitLimit records that no more watches can be added. The first time, the

@@ -10,9 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -26,7 +24,7 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := onInterrupt(os.Stderr, os.Exit)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -76,7 +74,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "grimoire: interrupted")
-		return 130
+		return exitInterrupted
 	}
 	if a.cfg != nil {
 		err = index.ExplainDamage(err, a.cfg.DBPath)
