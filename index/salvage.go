@@ -188,17 +188,7 @@ func (s *salvager) scanRange(ctx context.Context, query string, lo, hi int64, ro
 
 // read runs one query on the old index, handing each row to row.
 func (s *salvager) read(ctx context.Context, query string, args []any, row func(*sql.Rows) error) error {
-	rows, err := s.src.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return readAll(ctx, s.src, query, row, args...)
 }
 
 // maxID returns an upper bound of table's ids: the largest the table or
@@ -543,8 +533,9 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 	return rep, err
 }
 
-func readAll(ctx context.Context, db *sql.DB, query string, row func(*sql.Rows) error) error {
-	rows, err := db.QueryContext(ctx, query)
+// readAll runs query, handing each row to row.
+func readAll(ctx context.Context, db *sql.DB, query string, row func(*sql.Rows) error, args ...any) error {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

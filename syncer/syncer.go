@@ -179,6 +179,17 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 		st.failing(err, at)
 	}
 	var loopErr error
+	// halts reports whether err ends the loop rather than being retried.
+	halts := func(err error) bool {
+		if ctx.Err() != nil {
+			return true
+		}
+		if mustStop(err) {
+			loopErr = err
+			return true
+		}
+		return false
+	}
 loop:
 	for {
 		var b watcher.Batch
@@ -190,8 +201,7 @@ loop:
 			break loop
 		case err := <-ingested:
 			switch {
-			case mustStop(err):
-				loopErr = err
+			case err != nil && halts(err):
 				break loop
 			case err != nil:
 				fail("ingest", err)
@@ -220,11 +230,7 @@ loop:
 		}
 		rec, err := startRecord(ctx, w, kind)
 		if err != nil {
-			if ctx.Err() != nil {
-				break loop
-			}
-			if mustStop(err) {
-				loopErr = err
+			if halts(err) {
 				break loop
 			}
 			reconciled = false
@@ -234,11 +240,7 @@ loop:
 		err = reconcileOnce(ctx, w, opts, scope, rec.run)
 		reconciled = err == nil
 		if err != nil {
-			if ctx.Err() != nil {
-				break loop
-			}
-			if mustStop(err) {
-				loopErr = err
+			if halts(err) {
 				break loop
 			}
 			fail("reconcile", err)
