@@ -72,8 +72,18 @@ func TestResourceLimits(t *testing.T) {
 			want: "too large to read safely: its fonts inflate past 2 MB in all (the limit for a document's fonts), at page 2's font /F2",
 		},
 		{
-			name: "object stream",
+			name: "object stream holding the catalog",
 			pdf:  bomb.PDF{Pages: 2, Bombs: 1, Where: bomb.ObjectStream, Size: 3 * mb},
+			want: "too large to read safely: its object streams inflate past 1 MB (the limit for a document's objects)",
+		},
+		{
+			name: "object stream holding a font",
+			pdf:  bomb.PDF{Pages: 2, First: 1, Bombs: 1, Where: bomb.ObjectStream, Size: 3 * mb},
+			want: "too large to read safely: its object streams inflate past 1 MB (the limit for a document's objects)",
+		},
+		{
+			name: "object streams each under the limit, past it together",
+			pdf:  bomb.PDF{Pages: 4, First: 1, Bombs: 3, Where: bomb.ObjectStream, Size: 400 << 10},
 			want: "too large to read safely: its object streams inflate past 1 MB (the limit for a document's objects)",
 		},
 		{
@@ -87,6 +97,10 @@ func TestResourceLimits(t *testing.T) {
 		{
 			name: "form drawn twice under the limit",
 			pdf:  bomb.PDF{Pages: 2, Bombs: 1, Where: bomb.Form, Size: 400 << 10, Draws: 2},
+		},
+		{
+			name: "object stream under the limit",
+			pdf:  bomb.PDF{Pages: 2, Bombs: 1, Where: bomb.ObjectStream, Size: 900 << 10},
 		},
 		{
 			name: "fonts under the limit",

@@ -41,7 +41,8 @@ func (g *gate) wait(page int, stop <-chan struct{}) error {
 	}
 	for {
 		g.mu.Lock()
-		err, ok, ch := g.err, g.done || page < g.pages || page < 0 && g.open, g.changed
+		cleared := g.open && page < 0 || page >= 0 && page < g.pages
+		err, ok, ch := g.err, g.done || cleared, g.changed
 		g.mu.Unlock()
 		switch {
 		case err != nil:
