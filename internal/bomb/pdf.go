@@ -22,7 +22,8 @@ const (
 	// Image is an image XObject that the page draws.
 	Image
 	// ObjectStream is an object stream holding a font the page's text
-	// uses, padded after the font.
+	// uses, padded after the font; on the first page it also holds the
+	// catalog.
 	ObjectStream
 )
 
@@ -117,11 +118,22 @@ func (p PDF) Bytes() []byte {
 				fontRes += fmt.Sprintf(" /F2 %d 0 R", f)
 				font = "F2"
 			case ObjectStream:
+				// On the first page it also holds the catalog, which a
+				// reader needs to open the document at all.
 				f, stm := alloc(), alloc()
-				dict := "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
-				header := fmt.Sprintf("%d 0 ", f)
-				w.flate(stm, fmt.Sprintf("/Type /ObjStm /N 1 /First %d", len(header)), Zlib(header+dict+"\n", p.Unit, p.Size))
-				w.compressed(f, stm, 0)
+				objs := []string{"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>\n"}
+				nums := []int{f}
+				if i == 0 {
+					objs = append(objs, catalogDict(pages)+"\n")
+					nums = append(nums, catalog)
+				}
+				header, body := "", ""
+				for k, o := range objs {
+					header += fmt.Sprintf("%d %d ", nums[k], len(body))
+					body += o
+					w.compressed(nums[k], stm, k)
+				}
+				w.flate(stm, fmt.Sprintf("/Type /ObjStm /N %d /First %d", len(objs), len(header)), Zlib(header+body, p.Unit, p.Size))
 				fontRes += fmt.Sprintf(" /F2 %d 0 R", f)
 				font = "F2"
 			}
@@ -130,7 +142,9 @@ func (p PDF) Bytes() []byte {
 		w.object(page, fmt.Sprintf("<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %s /Resources << /Font << %s >> %s >> >>",
 			pages, contents, fontRes, xobjects))
 	}
-	w.object(catalog, fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages))
+	if _, ok := w.inStream[catalog]; !ok {
+		w.object(catalog, catalogDict(pages))
+	}
 	refs := make([]string, len(kids))
 	for i, k := range kids {
 		refs[i] = fmt.Sprintf("%d 0 R", k)
@@ -143,6 +157,8 @@ func (p PDF) Bytes() []byte {
 	w.finish(alloc(), catalog)
 	return w.buf.Bytes()
 }
+
+func catalogDict(pages int) string { return fmt.Sprintf("<< /Type /Catalog /Pages %d 0 R >>", pages) }
 
 // pageText sets a few lines that say which page they are on.
 func pageText(n int, font string) string {
