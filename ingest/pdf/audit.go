@@ -54,6 +54,7 @@ type auditor struct {
 	// fonts and fontStreams were charged already, by object number.
 	fonts       map[int]bool
 	fontStreams map[int]bool
+	inf         inflater
 }
 
 func newAuditor(x *model.XRefTable, lim Options) *auditor {
@@ -75,7 +76,7 @@ func (a *auditor) objectStreams() error {
 	slices.Sort(nrs)
 	for _, nr := range nrs {
 		osd := a.x.Table[nr].Object.(types.ObjectStreamDict)
-		n := inflate(&osd.StreamDict, a.lim.MaxObjectBytes-total, io.Discard)
+		n := a.inf.inflate(&osd.StreamDict, a.lim.MaxObjectBytes-total, io.Discard)
 		total += n
 		if total > a.lim.MaxObjectBytes {
 			return objectsError(a.lim.MaxObjectBytes)
@@ -251,7 +252,7 @@ func (a *auditor) font(name string, o types.Object) error {
 		if err != nil || sd == nil {
 			continue
 		}
-		a.fontUsed += inflate(sd, a.lim.MaxFontBytes-a.fontUsed, io.Discard)
+		a.fontUsed += a.inf.inflate(sd, a.lim.MaxFontBytes-a.fontUsed, io.Discard)
 		if a.fontUsed > a.lim.MaxFontBytes {
 			return &limitError{fmt.Sprintf("its fonts inflate past %s in all (the limit for a document's fonts), at page %d's %s", sizeText(a.lim.MaxFontBytes), a.page, what)}
 		}
@@ -267,7 +268,7 @@ func (a *auditor) chargeStream(o types.Object, what string, sc *contentScanner) 
 		return nil
 	}
 	room := max(0, min(a.lim.MaxPageBytes-a.used, a.lim.MaxBookBytes-a.book))
-	n := inflate(sd, room, sc)
+	n := a.inf.inflate(sd, room, sc)
 	sc.end()
 	return a.charge(n, what)
 }
@@ -310,6 +311,15 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// inflater inflates streams one after another, reusing its decompressor
+// and buffer: a book has thousands of streams, and a fresh decompressor
+// costs more to allocate than a small stream costs to inflate.
+type inflater struct {
+	zr  io.ReadCloser // a zlib reader, once made
+	fr  io.ReadCloser // a raw deflate reader, once made
+	buf []byte
+}
+
 // inflate writes a stream's decoded bytes to w, at most limit+1 of them,
 // and returns how many it produced: more than limit means the stream goes
 // past it. Flate, the filter of nearly every stream and of every bomb, is
@@ -317,9 +327,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // that stops past limit. Corrupt data counts up to where it breaks, as
 // far as PDFium would read it; a filter that cannot be decoded counts the
 // raw bytes.
-func inflate(sd *types.StreamDict, limit int64, w io.Writer) int64 {
+func (f *inflater) inflate(sd *types.StreamDict, limit int64, w io.Writer) int64 {
 	limit = max(limit, 0)
-	cw := &countWriter{w: w}
 	var src io.Reader
 	switch fpl := sd.FilterPipeline; {
 	case sd.Content != nil:
@@ -327,12 +336,7 @@ func inflate(sd *types.StreamDict, limit int64, w io.Writer) int64 {
 	case len(fpl) == 0:
 		src = bytes.NewReader(sd.Raw)
 	case len(fpl) == 1 && fpl[0].Name == filter.Flate:
-		zr, err := zlib.NewReader(bytes.NewReader(sd.Raw))
-		if err != nil {
-			src = flate.NewReader(bytes.NewReader(sd.Raw))
-		} else {
-			src = zr
-		}
+		src = f.flate(sd.Raw)
 	default:
 		c := *sd
 		// pdfcpu reads a limit of 0 as its default of 512 MB.
@@ -345,8 +349,34 @@ func inflate(sd *types.StreamDict, limit int64, w io.Writer) int64 {
 		}
 		src = bytes.NewReader(data)
 	}
-	io.Copy(cw, io.LimitReader(src, limit+1))
+	if f.buf == nil {
+		f.buf = make([]byte, 32<<10)
+	}
+	cw := &countWriter{w: w}
+	io.CopyBuffer(cw, io.LimitReader(src, limit+1), f.buf)
 	return cw.n
+}
+
+// flate returns a reader of raw inflated as zlib data, or as a bare
+// deflate stream when it has no zlib header.
+func (f *inflater) flate(raw []byte) io.Reader {
+	r := bytes.NewReader(raw)
+	var err error
+	if f.zr == nil {
+		f.zr, err = zlib.NewReader(r)
+	} else {
+		err = f.zr.(zlib.Resetter).Reset(r, nil)
+	}
+	if err == nil {
+		return f.zr
+	}
+	r.Reset(raw)
+	if f.fr == nil {
+		f.fr = flate.NewReader(r)
+	} else {
+		f.fr.(flate.Resetter).Reset(r, nil)
+	}
+	return f.fr
 }
 
 type countWriter struct {

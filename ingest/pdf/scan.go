@@ -49,7 +49,7 @@ const (
 	delim
 )
 
-// classes and hot are never written to.
+// classes, hot and stringHot are never written to.
 var (
 	classes = func() (t [256]uint8) {
 		for _, c := range []byte(" \n\r\t\f\x00") {
@@ -62,6 +62,12 @@ var (
 	}()
 	hot = func() (t [256]bool) {
 		for _, c := range []byte("/(<%DTI") {
+			t[c] = true
+		}
+		return t
+	}()
+	stringHot = func() (t [256]bool) {
+		for _, c := range []byte("()\\") {
 			t[c] = true
 		}
 		return t
@@ -111,6 +117,14 @@ func (s *contentScanner) Write(p []byte) (int, error) {
 				s.endToken()
 			}
 		case scanString:
+			if !s.esc {
+				for i < len(p) && !stringHot[p[i]] {
+					i++
+				}
+				if i == len(p) {
+					break
+				}
+			}
 			c := p[i]
 			i++
 			switch {
