@@ -266,7 +266,7 @@ func TestCorpusChapters(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			data := readCorpus(t, "books", "pdf", tc.name)
 			d := parseBytes(t, data)
-			m, err := testExtractor.readMeta(context.Background(), data)
+			m, err := testExtractor.readMeta(context.Background(), data, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

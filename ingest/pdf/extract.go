@@ -53,6 +53,7 @@ type pageResult struct {
 type job struct {
 	e       *Extractor
 	data    []byte
+	gate    *gate
 	pages   int
 	next    atomic.Int32
 	results chan pageResult
@@ -71,9 +72,12 @@ type workerExit struct {
 // reads its atomics; once it gives up on a worker (abandoned), the worker
 // finishes the call it is in, if ever, and closes its instance.
 type worker struct {
-	j         *job
-	in        *pdfium.Instance
-	abandoned atomic.Bool
+	j  *job
+	in *pdfium.Instance
+	// state is running until either the worker returns (exited) or the
+	// coordinator gives up on it (abandoned); the first to move it decides
+	// who hands the instance's slot back.
+	state atomic.Int32
 	// busySince is when the current step started (unix ns), 0 when idle;
 	// page is the page in work, -1 while opening.
 	busySince atomic.Int64
@@ -96,7 +100,7 @@ func (p *parse) extract(ctx context.Context, data []byte) ([]*rawPage, *pdfiumDo
 	if err != nil {
 		return nil, nil, err
 	}
-	j := &job{e: e, data: data, exits: make(chan workerExit, o.Workers), done: make(chan struct{})}
+	j := &job{e: e, data: data, gate: p.gate, exits: make(chan workerExit, o.Workers), done: make(chan struct{})}
 	defer close(j.done)
 	info := make(chan *pdfiumDoc, 1)
 	opener := j.start(first, info)
@@ -126,6 +130,9 @@ func (p *parse) extract(ctx context.Context, data []byte) ([]*rawPage, *pdfiumDo
 				j.abandon(opener)
 				return nil, nil, fmt.Errorf("%w: PDFium took longer than %v to open it", ErrDamaged, 2*o.PageTimeout)
 			}
+		case <-j.gate.refused():
+			j.abandon(opener)
+			return nil, nil, j.gate.reason()
 		case <-ctx.Done():
 			j.abandon(opener)
 			return nil, nil, ctx.Err()
@@ -143,7 +150,9 @@ func (p *parse) extract(ctx context.Context, data []byte) ([]*rawPage, *pdfiumDo
 	}
 	// A long document is spread over idle instances; each opens its own
 	// copy, which costs a few milliseconds, and the memory of the file.
-	if n >= parallelPages && len(data) <= maxParallelBytes {
+	// A document the audit could not check gets one instance: PDFium's
+	// memory limit is all that bounds it.
+	if n >= parallelPages && len(data) <= maxParallelBytes && j.gate.audited() {
 		for len(live) < o.Workers && int(j.next.Load()) < n-parallelPages/2 {
 			in, ok := e.pool.tryAcquire(ctx)
 			if !ok {
@@ -214,6 +223,8 @@ func (p *parse) extract(ctx context.Context, data []byte) ([]*rawPage, *pdfiumDo
 			delete(live, x.w)
 			var eo errOpen
 			switch {
+			case errors.Is(x.err, ErrResourceLimit):
+				err = x.err
 			case errors.As(x.err, &eo):
 				if len(live) == 0 {
 					err = eo.err
@@ -238,6 +249,8 @@ func (p *parse) extract(ctx context.Context, data []byte) ([]*rawPage, *pdfiumDo
 			if err == nil {
 				err = replace()
 			}
+		case <-j.gate.refused():
+			err = j.gate.reason()
 		case <-ctx.Done():
 			err = ctx.Err()
 		}
@@ -263,6 +276,14 @@ func watchInterval(pageTimeout time.Duration) time.Duration {
 	return min(max(pageTimeout/8, 10*time.Millisecond), 250*time.Millisecond)
 }
 
+const (
+	workerRunning int32 = iota
+	workerExited
+	workerAbandoned
+)
+
+func (w *worker) abandoned() bool { return w.state.Load() == workerAbandoned }
+
 func (w *worker) overdue(limit time.Duration) bool {
 	s := w.busySince.Load()
 	return s != 0 && time.Since(time.Unix(0, s)) > limit
@@ -271,7 +292,7 @@ func (w *worker) overdue(limit time.Duration) bool {
 // abandon stops waiting for a worker: its slot goes back to the pool now,
 // its instance when its goroutine returns.
 func (j *job) abandon(w *worker) {
-	if w.abandoned.CompareAndSwap(false, true) {
+	if w.state.CompareAndSwap(workerRunning, workerAbandoned) {
 		j.e.pool.abandon()
 	}
 }
@@ -292,20 +313,28 @@ func (w *worker) run(info chan<- *pdfiumDoc) {
 	// Calls cannot be interrupted, so none gets a context that ends.
 	ctx := context.Background()
 	var err error
+	// gated is set when the worker stops at the gate, out of PDFium.
+	gated := false
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("PDFium crashed: %v", r)
 		}
-		if w.abandoned.Load() {
+		if !w.state.CompareAndSwap(workerRunning, workerExited) {
 			e.pool.finishAbandoned(w.in)
 			return
 		}
-		e.pool.release(w.in, err == nil)
+		e.pool.release(w.in, err == nil || gated)
 		select {
 		case j.exits <- workerExit{w: w, err: err}:
 		case <-j.done:
 		}
 	}()
+	w.busySince.Store(0)
+	if err = j.gate.wait(-1, j.done); err != nil {
+		gated = true
+		return
+	}
+	w.busySince.Store(time.Now().UnixNano())
 	d, err := w.in.OpenDocument(ctx, j.data, "")
 	if err != nil {
 		err = errOpen{err}
@@ -333,13 +362,18 @@ func (w *worker) run(info chan<- *pdfiumDoc) {
 	// Other workers are started by the coordinator after the opener has
 	// set up j.pages and j.results, so they see both.
 	var buf []pdfium.Char
-	for !w.abandoned.Load() {
+	for !w.abandoned() {
 		i := int(j.next.Add(1)) - 1
 		if i >= j.pages {
 			w.busySince.Store(0)
 			return
 		}
 		w.page.Store(int32(i))
+		w.busySince.Store(0)
+		if err = j.gate.wait(i, j.done); err != nil {
+			gated = true
+			return
+		}
 		w.busySince.Store(time.Now().UnixNano())
 		var pg *rawPage
 		pg, buf, err = readPage(ctx, d, i, e.opts.MaxCharsPerPage, buf)
@@ -348,7 +382,7 @@ func (w *worker) run(info chan<- *pdfiumDoc) {
 			// The instance is gone; the coordinator counts the page lost.
 			return
 		}
-		if w.abandoned.Load() {
+		if w.abandoned() {
 			return
 		}
 		select {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/internal/bomb"
 )
 
 // FuzzParse checks what must hold for any input: Parse returns a
@@ -39,6 +40,10 @@ func FuzzParse(f *testing.F) {
 	rotated := newPage().lines("F3", 12, 72, 700, 16, "turned page", "second line")
 	rotated.rotate = 90
 	seeds = append(seeds, fixture{pages: []*fxPage{rotated}}.build(f))
+	// Forms, fonts and object streams for the audit, under its limits.
+	for _, where := range []bomb.Place{bomb.Form, bomb.ToUnicode, bomb.ObjectStream} {
+		seeds = append(seeds, bomb.PDF{Pages: 2, Bombs: 1, Where: where, Size: 64 << 10, Draws: 2}.Bytes())
+	}
 	for _, s := range seeds {
 		f.Add(s)
 	}
@@ -53,7 +58,7 @@ func FuzzParse(f *testing.F) {
 			if strings.Contains(err.Error(), "parser failed") {
 				t.Fatalf("panic: %v", err)
 			}
-			for _, known := range []error{ErrNotPDF, ErrDamaged, ErrPassword, ErrTooLarge, doc.ErrNoText} {
+			for _, known := range []error{ErrNotPDF, ErrDamaged, ErrPassword, ErrTooLarge, ErrResourceLimit, doc.ErrNoText} {
 				if errors.Is(err, known) {
 					return
 				}

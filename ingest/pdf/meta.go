@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/pdfcpu/pdfcpu/pkg/api"
+	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/model"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu/types"
@@ -55,30 +56,57 @@ func newPDFCPUConfig() *model.Configuration {
 	return c
 }
 
-// readMeta reads the document with pdfcpu. pdfcpu signals some failures by
-// panicking; they become errors.
-func (e *Extractor) readMeta(ctx context.Context, data []byte) (m *meta, err error) {
+// readMeta reads the document with pdfcpu and audits what its pages will
+// make PDFium inflate, clearing g as it goes. pdfcpu signals some failures
+// by panicking; they become errors.
+func (e *Extractor) readMeta(ctx context.Context, data []byte, g *gate) (m *meta, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			m, err = nil, fmt.Errorf("pdfcpu failed: %v", r)
 		}
 	}()
+	defer g.finish()
 	conf := *e.pdfcpuConf
+	// pdfcpu inflates the cross-reference and object streams as it reads.
+	conf.Limits.MaxDecodeBytes = e.opts.MaxObjectBytes
 	mctx, err := pdfcpu.ReadWithContext(ctx, bytes.NewReader(data), &conf)
 	if err != nil {
-		if errors.Is(err, pdfcpu.ErrWrongPassword) {
+		switch {
+		case errors.Is(err, pdfcpu.ErrWrongPassword):
 			return nil, ErrPassword
+		case errors.Is(err, filter.ErrDecodeLimitExceeded):
+			err = objectsError(e.opts.MaxObjectBytes)
+			g.fail(err)
 		}
 		return nil, err
 	}
 	x := mctx.XRefTable
 	m = &meta{ctx: mctx, encrypted: x.Encrypt != nil || x.E != nil}
+	au := newAuditor(x, e.opts)
+	if err := au.objectStreams(); err != nil {
+		g.fail(err)
+		return nil, err
+	}
 	root, err := x.Catalog()
 	if err != nil || root == nil {
 		return nil, fmt.Errorf("no document catalog: %v", err)
 	}
+	g.opened()
 	pages := pageIndex(x, root, e.opts.MaxPages+1)
 	m.pages = pages.count
+	for i, pg := range pages.list {
+		if err := au.auditPage(i, pg); err != nil {
+			g.fail(err)
+			return nil, err
+		}
+		g.cleared(i + 1)
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	g.finish()
 	if x.Info != nil {
 		if info, err := x.DereferenceDict(*x.Info); err == nil && info != nil {
 			m.title = infoText(x, info, "Title")
@@ -97,7 +125,7 @@ func (e *Extractor) readMeta(ctx context.Context, data []byte) (m *meta, err err
 		m.labels = pageLabels(x, root, m.pages)
 	}
 	m.outline = readOutline(x, root, pages)
-	m.fonts = fontMaps(x)
+	m.fonts = fontMaps(x, e.opts.MaxFontBytes)
 	return m, nil
 }
 
@@ -119,6 +147,8 @@ func infoText(x *model.XRefTable, d types.Dict, key string) string {
 type pages struct {
 	count int
 	index map[int]int // object number → page index
+	// list has the pages in order, with the resources each inherits.
+	list []pageRef
 }
 
 // pageIndex walks the page tree once, guarding against loops and absurd
@@ -130,8 +160,8 @@ func pageIndex(x *model.XRefTable, root types.Dict, limit int) pages {
 		return p
 	}
 	seen := map[int]bool{}
-	var walk func(o types.Object, depth int)
-	walk = func(o types.Object, depth int) {
+	var walk func(o, res types.Object, depth int)
+	walk = func(o, res types.Object, depth int) {
 		if depth > 64 || p.count >= limit {
 			return
 		}
@@ -147,11 +177,15 @@ func pageIndex(x *model.XRefTable, root types.Dict, limit int) pages {
 		if err != nil || d == nil {
 			return
 		}
+		if r, ok := d.Find("Resources"); ok {
+			res = r
+		}
 		kids, hasKids := d.Find("Kids")
 		if t := d.NameEntry("Type"); (t != nil && *t == "Page") || !hasKids {
 			if nr >= 0 {
 				p.index[nr] = p.count
 			}
+			p.list = append(p.list, pageRef{dict: d, res: res})
 			p.count++
 			return
 		}
@@ -160,10 +194,10 @@ func pageIndex(x *model.XRefTable, root types.Dict, limit int) pages {
 			return
 		}
 		for _, k := range arr {
-			walk(k, depth+1)
+			walk(k, res, depth+1)
 		}
 	}
-	walk(o, 0)
+	walk(o, nil, 0)
 	return p
 }
 
@@ -538,7 +572,10 @@ func letters(n int, base byte) string {
 // PDFium names a character's font by its BaseFont for TrueType and CID
 // fonts ("NRTHWC+Unifont-JPMedium") but by the embedded program's own name
 // for Type 1 ("LinLibertineT" for "BAMIGE+LinLibertineT"), hence both keys.
-func fontMaps(x *model.XRefTable) map[string]map[uint32]string {
+//
+// The CMaps read count against budget, so that fonts no page uses, which
+// the audit did not see, cannot make it inflate without end.
+func fontMaps(x *model.XRefTable, budget int64) map[string]map[uint32]string {
 	out := map[string]map[uint32]string{}
 	family := map[string]map[uint32]string{}
 	for nr, entry := range x.Table {
@@ -572,8 +609,13 @@ func fontMaps(x *model.XRefTable) map[string]map[uint32]string {
 		}
 		if tu, ok := d.Find("ToUnicode"); ok {
 			if sd, _, err := x.DereferenceStreamDict(tu); err == nil && sd != nil {
-				if _, err := sd.DecodeLengthWithLimit(-1, maxCMap); err == nil {
-					parseToUnicode(sd.Content, codes)
+				if budget > 0 {
+					if _, err := sd.DecodeLengthWithLimit(-1, min(maxCMap, budget)); err == nil {
+						parseToUnicode(sd.Content, codes)
+						budget -= int64(len(sd.Content))
+					} else {
+						budget -= min(maxCMap, budget)
+					}
 				}
 			}
 		}

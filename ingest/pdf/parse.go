@@ -24,6 +24,8 @@ type parse struct {
 	meta    *meta // nil when pdfcpu could not read the file
 	metaErr error
 	pd      *pdfiumDoc
+	// gate holds PDFium back until pdfcpu's audit has cleared a page.
+	gate *gate
 
 	pages  []framedPage
 	blocks []block
@@ -36,13 +38,15 @@ type metaResult struct {
 }
 
 func (p *parse) run(ctx context.Context) error {
-	// pdfcpu reads the structure while PDFium reads the text; it stops
-	// when Parse returns, whatever it is doing then.
+	// pdfcpu reads the structure while PDFium reads the text, a page
+	// behind pdfcpu's audit; it stops when Parse returns, whatever it is
+	// doing then.
 	mctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	p.gate = newGate()
 	metaCh := make(chan metaResult, 1)
 	go func() {
-		m, err := p.e.readMeta(mctx, p.data)
+		m, err := p.e.readMeta(mctx, p.data, p.gate)
 		metaCh <- metaResult{m, err}
 	}()
 	gotMeta := false
@@ -68,7 +72,7 @@ func (p *parse) run(ctx context.Context) error {
 		}
 		var eo errOpen
 		switch {
-		case errors.Is(err, ErrTooLarge):
+		case errors.Is(err, ErrTooLarge), errors.Is(err, ErrResourceLimit):
 			return err
 		case errors.Is(err, pdfium.ErrPassword):
 			return fmt.Errorf("%w: it is encrypted with a user password, and grimoire reads only PDFs that open without one; save an unprotected copy or remove the file from the library", ErrPassword)
@@ -85,6 +89,9 @@ func (p *parse) run(ctx context.Context) error {
 		// cross-reference tables it cannot make sense of.
 		if werr := waitMeta(); werr != nil {
 			return werr
+		}
+		if errors.Is(p.metaErr, ErrResourceLimit) {
+			return p.metaErr
 		}
 		if p.metaErr != nil {
 			return p.damaged(err, p.metaErr)
@@ -105,6 +112,10 @@ func (p *parse) run(ctx context.Context) error {
 	p.pd = pd
 	if err := waitMeta(); err != nil {
 		return err
+	}
+	if errors.Is(p.metaErr, ErrResourceLimit) {
+		// PDFium read fewer pages than pdfcpu audited.
+		return p.metaErr
 	}
 	if p.metaErr != nil {
 		// PDFium read it; the outline and labels come from PDFium then.

@@ -14,6 +14,11 @@
 // package does its own layout: lines, columns, paragraphs, running heads
 // and page numbers, hyphenation, reading order.
 //
+// A few hundred kilobytes of PDF can inflate to gigabytes. Before PDFium
+// loads a page, an audit on pdfcpu's reading of the file has measured
+// what the page makes it inflate, and a document past the limits of
+// Options is refused as what it is (ErrResourceLimit).
+//
 // An Extractor starts PDFium on its first PDF and keeps it for the rest
 // of the run; the compiled module is cached on disk, so that the next
 // process starts in a fraction of a second instead of several seconds.
@@ -52,6 +57,11 @@ var (
 	ErrDamaged = errors.New("damaged PDF")
 	// ErrTooLarge: the document has more pages than Options.MaxPages.
 	ErrTooLarge = errors.New("too many pages")
+	// ErrResourceLimit: reading the document would inflate more than
+	// Options.MaxPageBytes, MaxBookBytes, MaxFontBytes or MaxObjectBytes
+	// allow, which is what a decompression bomb does. The message names
+	// the limit and the page.
+	ErrResourceLimit = errors.New("too large to read safely")
 	// ErrClosed: Parse was called after Close.
 	ErrClosed = errors.New("the PDF extractor is closed")
 )
@@ -87,6 +97,20 @@ type Options struct {
 	// MemoryLimit caps one instance's memory; PDFium fails to allocate
 	// beyond it. Default 2 GiB.
 	MemoryLimit uint64
+	// MaxPageBytes bounds the content PDFium may inflate and parse to read
+	// one page: its content streams and the forms it draws, each time it
+	// draws them. MaxBookBytes bounds the same over the whole document,
+	// MaxFontBytes the document's fonts (programs, character maps, Type 3
+	// glyphs), which PDFium keeps once loaded, and MaxObjectBytes its
+	// object and cross-reference streams, which hold its dictionaries. A
+	// document past one is refused with ErrResourceLimit before PDFium
+	// reads it. Defaults 64 MiB, 2 GiB, 256 MiB and 64 MiB: a real page's
+	// content inflates to kilobytes, rarely megabytes, and the largest
+	// fonts (whole CJK or Unicode fonts) to some 20 MB each.
+	MaxPageBytes   int64
+	MaxBookBytes   int64
+	MaxFontBytes   int64
+	MaxObjectBytes int64
 	// Logger receives warnings (skipped pages, repaired files) and debug
 	// timings; nil discards them.
 	Logger *slog.Logger
@@ -116,6 +140,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MemoryLimit == 0 {
 		o.MemoryLimit = 2 << 30
+	}
+	if o.MaxPageBytes <= 0 {
+		o.MaxPageBytes = 64 << 20
+	}
+	if o.MaxBookBytes <= 0 {
+		o.MaxBookBytes = 2 << 30
+	}
+	if o.MaxFontBytes <= 0 {
+		o.MaxFontBytes = 256 << 20
+	}
+	if o.MaxObjectBytes <= 0 {
+		o.MaxObjectBytes = 64 << 20
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -151,9 +187,10 @@ func (e *Extractor) Close() error {
 }
 
 // Parse reads one PDF. The errors it returns wrap ErrPassword, ErrNotPDF,
-// ErrDamaged, ErrTooLarge, doc.ErrNoText ("no text layer — needs OCR") or
-// the context's error, with a reason a user can act on; a malformed file
-// fails that way, it never panics or hangs past ctx's deadline.
+// ErrDamaged, ErrTooLarge, ErrResourceLimit, doc.ErrNoText ("no text layer
+// — needs OCR") or the context's error, with a reason a user can act on; a
+// malformed file fails that way, it never panics or hangs past ctx's
+// deadline.
 //
 // Every Block has the 1-based index of the page it was read from; blocks
 // never span pages. Chapters come from the outline's top level and

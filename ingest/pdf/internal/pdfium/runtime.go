@@ -95,7 +95,7 @@ func start(ctx context.Context, cfg Config, rc wazero.RuntimeConfig) (gopdfium.P
 		stderr = io.Discard
 	}
 	return webassembly.Init(webassembly.Config{
-		Context:       context.WithoutCancel(ctx),
+		Context:       experimental.WithMemoryAllocator(context.WithoutCancel(ctx), memoryAllocator()),
 		MinIdle:       0,
 		MaxIdle:       cfg.MaxInstances,
 		MaxTotal:      cfg.MaxInstances,
