@@ -254,7 +254,7 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 		}
 	}
 	for _, h := range v.Held {
-		fmt.Fprintf(&b, "kept %d files that are gone from %s (%s); their books stay searchable until the user runs `grimoire sync --prune`\n", h.Files, h.Root, h.Reason)
+		fmt.Fprintf(&b, "held the removal of %d files under %s (%s); their books stay searchable until the user runs `grimoire sync --prune`\n", h.Files, h.Root, h.Reason)
 	}
 	if v.LastSync != nil {
 		fmt.Fprintf(&b, "last sync finished %s\n", v.LastSync.Finished.Format("2006-01-02 15:04:05 UTC"))

@@ -135,7 +135,7 @@ func TestMassRemovalIsHeld(t *testing.T) {
 		os.Remove(filepath.Join(lib, fmt.Sprintf("book%02d.md", i)))
 	}
 	out := ok(t, dir, "sync")
-	if !strings.Contains(out, "kept 13 files") || !strings.Contains(out, "sync --prune") {
+	if !strings.Contains(out, "held the removal of 13 files") || !strings.Contains(out, "sync --prune") {
 		t.Errorf("sync output does not explain the hold:\n%s", out)
 	}
 	okJSON(t, &s, dir, "sync")

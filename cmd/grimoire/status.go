@@ -125,7 +125,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		fmt.Fprintf(w, "excluded  %d deleted books (`grimoire exclusions` lists them)\n", v.Exclusions)
 	}
 	for _, h := range v.Held {
-		fmt.Fprintf(w, "kept      %d files that are gone from %s, since %s: %s\n", h.Files, field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)
+		fmt.Fprintf(w, "held      the removal of %d files under %s, since %s: %s\n", h.Files, field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)
 	}
 	if len(v.Held) > 0 {
 		fmt.Fprint(w, "          their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")

@@ -173,7 +173,7 @@ func (a *app) printSyncSummary(r *index.Run) {
 		fmt.Fprintf(a.stdout, "  %s: %s\n", field(f.Path), field(f.Error))
 	}
 	for _, h := range r.Holds {
-		fmt.Fprintf(a.stdout, "kept %d files that are gone from %s: %s\n", h.Files, field(h.Root), h.Reason)
+		fmt.Fprintf(a.stdout, "held the removal of %d files under %s: %s\n", h.Files, field(h.Root), h.Reason)
 	}
 	if len(r.Holds) > 0 {
 		fmt.Fprintln(a.stdout, "  their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")
