@@ -9,22 +9,31 @@ import (
 	"time"
 )
 
+// fileColumns are the columns scanFile reads, in its order.
+const fileColumns = `path, root, hash, size, mtime_ns, inode, verified_ns, source_type`
+
+// scanFile reads one row of fileColumns.
+func scanFile(rows *sql.Rows) (File, error) {
+	var f File
+	var inode int64
+	err := rows.Scan(&f.Path, &f.Root, &f.Hash, &f.Size, &f.MtimeNS, &inode, &f.VerifiedNS, &f.SourceType)
+	f.Inode = uint64(inode)
+	return f, err
+}
+
 // Files returns every file row, keyed by path.
 func (d *DB) Files(ctx context.Context) (map[string]File, error) {
-	rows, err := d.db.QueryContext(ctx,
-		`SELECT path, root, hash, size, mtime_ns, inode, verified_ns FROM file`)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+fileColumns+` FROM file`)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
 	defer rows.Close()
 	out := make(map[string]File)
 	for rows.Next() {
-		var f File
-		var inode int64
-		if err := rows.Scan(&f.Path, &f.Root, &f.Hash, &f.Size, &f.MtimeNS, &inode, &f.VerifiedNS); err != nil {
+		f, err := scanFile(rows)
+		if err != nil {
 			return nil, fmt.Errorf("load files: %w", err)
 		}
-		f.Inode = uint64(inode)
 		out[f.Path] = f
 	}
 	return out, rows.Err()
@@ -33,20 +42,17 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 // FilesOf returns the rows of the files that hold content h, sorted by
 // path; none when no file holds it.
 func (d *DB) FilesOf(ctx context.Context, h Hash) ([]File, error) {
-	rows, err := d.db.QueryContext(ctx,
-		`SELECT path, root, hash, size, mtime_ns, inode, verified_ns FROM file WHERE hash = ? ORDER BY path`, h)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+fileColumns+` FROM file WHERE hash = ? ORDER BY path`, h)
 	if err != nil {
 		return nil, fmt.Errorf("files of %s: %w", h.Short(), err)
 	}
 	defer rows.Close()
 	var out []File
 	for rows.Next() {
-		var f File
-		var inode int64
-		if err := rows.Scan(&f.Path, &f.Root, &f.Hash, &f.Size, &f.MtimeNS, &inode, &f.VerifiedNS); err != nil {
+		f, err := scanFile(rows)
+		if err != nil {
 			return nil, fmt.Errorf("files of %s: %w", h.Short(), err)
 		}
-		f.Inode = uint64(inode)
 		out = append(out, f)
 	}
 	return out, rows.Err()
@@ -109,14 +115,15 @@ func (w *Writer) failed(err error) error {
 // book (pending when new) unless the content is excluded. When the path held
 // other content before (previous), the new book is marked as replacing the
 // old one, so the old version keeps answering until the new one is ready.
-// sourceType is the book's format as far as the path tells. It reports
-// whether a book was created.
-func (t *Tx) PutFile(ctx context.Context, f File, previous Hash, sourceType string) (created bool, err error) {
+// A book it creates takes f.SourceType. It reports whether a book was
+// created.
+func (t *Tx) PutFile(ctx context.Context, f File, previous Hash) (created bool, err error) {
 	_, err = t.tx.ExecContext(ctx, `
-INSERT INTO file(path, root, hash, size, mtime_ns, inode, verified_ns) VALUES (?, ?, ?, ?, ?, ?, ?)
+INSERT INTO file(`+fileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(path) DO UPDATE SET root = excluded.root, hash = excluded.hash, size = excluded.size,
-	mtime_ns = excluded.mtime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns`,
-		f.Path, f.Root, f.Hash, f.Size, f.MtimeNS, int64(f.Inode), f.VerifiedNS)
+	mtime_ns = excluded.mtime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns,
+	source_type = excluded.source_type`,
+		f.Path, f.Root, f.Hash, f.Size, f.MtimeNS, int64(f.Inode), f.VerifiedNS, f.SourceType)
 	if err != nil {
 		return false, fmt.Errorf("record %s: %w", f.Path, err)
 	}
@@ -130,7 +137,7 @@ ON CONFLICT(path) DO UPDATE SET root = excluded.root, hash = excluded.hash, size
 			return false, fmt.Errorf("record %s: %w", f.Path, err)
 		}
 	}
-	return t.ensureBook(ctx, f.Hash, f.Path, f.Size, sourceType, replaces)
+	return t.ensureBook(ctx, f.Hash, f.Path, f.Size, f.SourceType, replaces)
 }
 
 // successorOf returns the book a new version of the content prev should
@@ -232,13 +239,17 @@ func (t *Tx) ClearIssues(ctx context.Context, roots []string, keep map[string]bo
 
 // EnsureBooks creates a pending book for every file content that has none and
 // is not excluded (after an exclusion is lifted, or a book was deleted by
-// hand). typeOf gives a path's source type. It returns how many it created.
-func (t *Tx) EnsureBooks(ctx context.Context, typeOf func(path string) string) (int, error) {
+// hand). Each takes the source type its first path's row records. It
+// returns how many it created.
+func (t *Tx) EnsureBooks(ctx context.Context) (int, error) {
 	rows, err := t.tx.QueryContext(ctx, `
-SELECT f.hash, min(f.path), max(f.size) FROM file f
-WHERE NOT EXISTS (SELECT 1 FROM book b WHERE b.hash = f.hash)
-  AND NOT EXISTS (SELECT 1 FROM exclusion e WHERE e.hash = f.hash)
-GROUP BY f.hash`)
+SELECT m.hash, m.path, m.size, f.source_type FROM (
+	SELECT f.hash, min(f.path) AS path, max(f.size) AS size FROM file f
+	WHERE NOT EXISTS (SELECT 1 FROM book b WHERE b.hash = f.hash)
+	  AND NOT EXISTS (SELECT 1 FROM exclusion e WHERE e.hash = f.hash)
+	GROUP BY f.hash
+) m JOIN file f ON f.path = m.path
+ORDER BY m.hash`)
 	if err != nil {
 		return 0, fmt.Errorf("find contents without a book: %w", err)
 	}
@@ -246,11 +257,12 @@ GROUP BY f.hash`)
 		h    Hash
 		path string
 		size int64
+		typ  string
 	}
 	var todo []missing
 	for rows.Next() {
 		var m missing
-		if err := rows.Scan(&m.h, &m.path, &m.size); err != nil {
+		if err := rows.Scan(&m.h, &m.path, &m.size, &m.typ); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -259,7 +271,7 @@ GROUP BY f.hash`)
 	rows.Close()
 	n := 0
 	for _, m := range todo {
-		created, err := t.ensureBook(ctx, m.h, m.path, m.size, typeOf(m.path), 0)
+		created, err := t.ensureBook(ctx, m.h, m.path, m.size, m.typ, 0)
 		if err != nil {
 			return n, err
 		}

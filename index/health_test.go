@@ -51,7 +51,7 @@ func putT(t testing.TB, w *Writer, path, content string) (Hash, bool) {
 	var created bool
 	err := w.Update(context.Background(), func(tx *Tx) error {
 		var err error
-		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content))}, Hash{}, "text")
+		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content)), SourceType: "text"}, Hash{})
 		return err
 	})
 	if err != nil {

@@ -127,7 +127,7 @@ func put(t *testing.T, w *Writer, path, content string, prev Hash) (Hash, bool) 
 	var created bool
 	err := w.Update(context.Background(), func(tx *Tx) error {
 		var err error
-		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content))}, prev, "text")
+		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content)), SourceType: "text"}, prev)
 		return err
 	})
 	if err != nil {
@@ -274,7 +274,7 @@ func TestCopyMoveDeleteAndExclusion(t *testing.T) {
 	var created int
 	w.Update(ctx, func(tx *Tx) error {
 		var err error
-		created, err = tx.EnsureBooks(ctx, func(string) string { return "text" })
+		created, err = tx.EnsureBooks(ctx)
 		return err
 	})
 	if created != 0 {
@@ -292,7 +292,7 @@ func TestCopyMoveDeleteAndExclusion(t *testing.T) {
 	}
 	w.Update(ctx, func(tx *Tx) error {
 		var err error
-		created, err = tx.EnsureBooks(ctx, func(string) string { return "text" })
+		created, err = tx.EnsureBooks(ctx)
 		return err
 	})
 	if created != 1 {

@@ -194,6 +194,19 @@ CREATE TABLE library_root (
 	held_since INTEGER NOT NULL DEFAULT 0
 );
 `,
+	// 8: each file's format as the scan judged it by its name, so that a
+	// book made for a content later (an exclusion lifted) takes its type
+	// from the row. Rows written before took theirs from the extensions
+	// read at the time, which are these.
+	`
+ALTER TABLE file ADD COLUMN source_type TEXT NOT NULL DEFAULT '';
+UPDATE file SET source_type = CASE
+	WHEN path LIKE '%.pdf' THEN 'pdf'
+	WHEN path LIKE '%.epub' THEN 'epub'
+	WHEN path LIKE '%.md' OR path LIKE '%.markdown' OR path LIKE '%.mdown' OR path LIKE '%.mkd' THEN 'markdown'
+	WHEN path LIKE '%.txt' OR path LIKE '%.text' THEN 'text'
+	ELSE '' END;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -149,6 +149,10 @@ type File struct {
 	// VerifiedNS is when the hash was last known to match (Unix ns). A file
 	// whose mtime is not older than this by the racy window is re-hashed.
 	VerifiedNS int64
+	// SourceType is the format the file's name says it holds, as the scan
+	// judged it (one of ingest/doc's source types). A book made for the
+	// content starts with it; parsing may settle on another of its paths'.
+	SourceType string
 }
 
 // RootIdentity tells one folder from another that later takes its path: an

@@ -277,12 +277,12 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		err := s.w.Update(ctx, func(t *index.Tx) error {
 			for _, h := range batch {
 				row, had := existing[h.path]
-				f := index.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS}
+				f := index.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS, SourceType: h.typ}
 				var prev index.Hash
 				if had {
 					prev = row.Hash
 				}
-				created, err := t.PutFile(ctx, f, prev, h.typ)
+				created, err := t.PutFile(ctx, f, prev)
 				if err != nil {
 					return err
 				}
@@ -335,7 +335,7 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		}
 	}
 	err = s.w.Update(ctx, func(t *index.Tx) error {
-		n, err := t.EnsureBooks(ctx, s.opts.TypeOf)
+		n, err := t.EnsureBooks(ctx)
 		if err != nil {
 			return err
 		}

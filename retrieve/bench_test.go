@@ -38,7 +38,7 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 			h := index.SumBytes([]byte(fmt.Sprint("book", bk)))
 			p := fmt.Sprintf("/lib/book%d.md", bk)
 			if err := w.Update(ctx, func(tx *index.Tx) error {
-				_, err := tx.PutFile(ctx, index.File{Path: p, Root: "/lib", Hash: h}, index.Hash{}, "markdown")
+				_, err := tx.PutFile(ctx, index.File{Path: p, Root: "/lib", Hash: h, SourceType: "markdown"}, index.Hash{})
 				return err
 			}); err != nil {
 				b.Fatal(err)

@@ -79,7 +79,7 @@ func newIndex(t testing.TB, books []book) *index.Writer {
 		path := filepath.Join("/lib", b.title+".md")
 		h := index.SumBytes([]byte(b.title))
 		if err := w.Update(ctx, func(tx *index.Tx) error {
-			_, err := tx.PutFile(ctx, index.File{Path: path, Root: "/lib", Hash: h}, index.Hash{}, b.typ)
+			_, err := tx.PutFile(ctx, index.File{Path: path, Root: "/lib", Hash: h, SourceType: b.typ}, index.Hash{})
 			return err
 		}); err != nil {
 			t.Fatal(err)
