@@ -1,7 +1,8 @@
 // Package ingest turns pending books into searchable ones: it reads a book's
-// file, parses it with the parser for its format into a document tree, lays
-// the tree out as chapters, sections and chunks, adds each chunk's context,
-// embeds it and stores everything in the index.
+// file, parses it with the parser for its format (Formats is the registry
+// of the formats grimoire reads) into a document tree, lays the tree out as
+// chapters, sections and chunks, adds each chunk's context, embeds it and
+// stores everything in the index.
 //
 // Every stage picks up only the rows in the state it needs and commits in
 // small batches, so a crash loses at most one batch and the next run
@@ -23,56 +24,9 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/epub"
 	"github.com/grimoire-search/grimoire/ingest/llm"
-	"github.com/grimoire-search/grimoire/ingest/markdown"
-	"github.com/grimoire-search/grimoire/ingest/pdf"
-	"github.com/grimoire-search/grimoire/ingest/text"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 )
-
-// SourceType returns the source type of a path by its extension, or "" when
-// grimoire does not read that kind of file.
-func SourceType(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".md", ".markdown", ".mdown", ".mkd":
-		return doc.Markdown
-	case ".txt", ".text":
-		return doc.Text
-	case ".epub":
-		return doc.EPUB
-	case ".pdf":
-		return doc.PDF
-	}
-	return ""
-}
-
-// parse runs the parser for typ. A parser that panics on a hostile file
-// fails that book, never the run.
-func (p *pipeline) parseDoc(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("the %s parser crashed on this file: %v", typ, r)
-		}
-	}()
-	switch typ {
-	case doc.Markdown:
-		// Markdown files have the encodings of text files (Windows-1252,
-		// UTF-16 from Windows editors): decode the same way first.
-		s, _, err := text.Decode(data)
-		if err != nil {
-			return nil, err
-		}
-		return markdown.Parse(ctx, []byte(s))
-	case doc.Text:
-		return text.Parse(ctx, data)
-	case doc.EPUB:
-		return epub.Parse(ctx, data)
-	case doc.PDF:
-		return p.pdf().Parse(ctx, data)
-	}
-	return nil, fmt.Errorf("no parser for %q files", typ)
-}
 
 // Options configure an ingest run.
 type Options struct {
@@ -87,10 +41,10 @@ type Options struct {
 	// ContextConcurrency bounds the requests to the language model in
 	// flight; default 2.
 	ContextConcurrency int
-	// PDF extracts PDF text. It starts PDFium on its first PDF only; a
-	// caller that runs ingest repeatedly (watch) keeps one for all runs.
-	// When nil, a run makes its own and closes it at the end.
-	PDF *pdf.Extractor
+	// Parsers read the books. A caller that runs ingest repeatedly
+	// (watch) keeps one for all runs, so that PDFium starts once; when
+	// nil, a run makes its own and closes it at the end.
+	Parsers *Parsers
 	// EmbedBatch is the number of chunks embedded and committed together;
 	// default 32.
 	EmbedBatch int
@@ -190,8 +144,13 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 			return res, err
 		}
 	}
-	p := &pipeline{w: w, opts: opts, log: log, res: &res}
-	defer p.closePDF()
+	if opts.Parsers == nil {
+		opts.Parsers = NewParsers(log)
+		// A failed close only leaves memory to the garbage collector:
+		// the run's work is stored.
+		defer opts.Parsers.Close()
+	}
+	p := &pipeline{w: w, opts: opts, formats: Formats(), log: log, res: &res}
 	for i, b := range books {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -212,8 +171,8 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 
 type pipeline struct {
 	w        *index.Writer
-	ownPDF   *pdf.Extractor // made by this run, when Options.PDF is nil
 	opts     Options
+	formats  Registry
 	log      *slog.Logger
 	progress Progress
 	res      *Result
@@ -222,23 +181,6 @@ type pipeline struct {
 	// the transactions, not the work.
 	batch       []prepared
 	batchChunks int
-}
-
-// pdf returns the PDF extractor, making one on first use.
-func (p *pipeline) pdf() *pdf.Extractor {
-	if p.opts.PDF != nil {
-		return p.opts.PDF
-	}
-	if p.ownPDF == nil {
-		p.ownPDF = pdf.NewExtractor(pdf.Options{Logger: p.log})
-	}
-	return p.ownPDF
-}
-
-func (p *pipeline) closePDF() {
-	if p.ownPDF != nil {
-		p.ownPDF.Close()
-	}
 }
 
 // prepared is a small book ready to be stored whole.
@@ -391,23 +333,21 @@ func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 	return t.StoreEmbeddings(ctx, have, vecs)
 }
 
-// parseAny parses a book's bytes as each format its paths name in turn,
-// most particular first, and returns the first document that comes out with
+// parseAny parses a book's bytes as each format its paths name in turn
+// (see Registry.order), and returns the first document that comes out with
 // its format. When none does, it returns one failure per format, on a path
 // of that format: no path is blamed for another's format.
 func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.File, data []byte) (*doc.Document, string, []index.Failure) {
 	var failures []index.Failure
-	for _, typ := range formatsOf(files, b.SourceType) {
+	for _, typ := range p.formats.order(files, b.SourceType) {
+		f, _ := p.formats.lookup(typ) // zero for a type no format has, which Parse refuses
 		pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
-		d, err := p.parseDoc(pctx, typ, data)
+		d, err := p.opts.Parsers.Parse(pctx, typ, data)
 		cancel()
-		if err == nil && d.Empty() && (typ == doc.PDF || typ == doc.EPUB) {
-			// A book without text is worth a failure only where the
-			// user can act on it (OCR a scan); an empty note is just
-			// empty.
+		if err == nil && d.Empty() && f.EmptyFails {
 			err = doc.ErrNoText
 		}
-		if errors.Is(err, doc.ErrNoText) && (typ == doc.Markdown || typ == doc.Text) {
+		if errors.Is(err, doc.ErrNoText) && !f.EmptyFails {
 			d, err = &doc.Document{SourceType: typ}, nil
 		}
 		if err == nil {
@@ -416,37 +356,16 @@ func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.Fil
 		if ctx.Err() != nil {
 			return nil, "", nil
 		}
-		failures = append(failures, index.Failure{Path: pathOfType(files, typ, files[0].Path), Error: failureReason(typ, err)})
+		failures = append(failures, index.Failure{Path: pathOfType(files, typ, files[0].Path), Error: failureReason(f, err)})
 	}
 	return nil, "", failures
 }
 
-// formatsOf returns the formats of a book's paths, each once, most
-// particular first: a PDF or EPUB parser takes only its own format, while
-// any text reads as Markdown, and Markdown says more than plain text.
-// fallback is the book's own type, for a book without typed paths.
-func formatsOf(files []index.File, fallback string) []string {
-	seen := make(map[string]bool)
-	for _, f := range files {
-		seen[SourceType(f.Path)] = true
-	}
-	var out []string
-	for _, typ := range []string{doc.PDF, doc.EPUB, doc.Markdown, doc.Text} {
-		if seen[typ] {
-			out = append(out, typ)
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, fallback)
-	}
-	return out
-}
-
-// pathOfType returns the first of files whose path is of type typ, or
+// pathOfType returns the first of files whose row is of type typ, or
 // fallback.
 func pathOfType(files []index.File, typ, fallback string) string {
 	for _, f := range files {
-		if SourceType(f.Path) == typ {
+		if f.SourceType == typ {
 			return f.Path
 		}
 	}
@@ -702,16 +621,17 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// failureReason says why a book failed, for a person reading status.
-func failureReason(typ string, err error) string {
+// failureReason says why a book of format f failed, for a person reading
+// status.
+func failureReason(f Format, err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
 		return "parsing took too long and was stopped"
-	case errors.Is(err, doc.ErrNoText) && typ == doc.PDF:
+	case errors.Is(err, doc.ErrNoText) && f.NoTextHint != "":
 		if strings.Contains(err.Error(), "OCR") {
 			return err.Error()
 		}
-		return "no text found: a scanned PDF needs OCR first (for example with ocrmypdf)"
+		return f.NoTextHint
 	case errors.Is(err, doc.ErrNoText):
 		return "no text found"
 	}

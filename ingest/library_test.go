@@ -53,7 +53,7 @@ func (l *testLibrary) write(rel string, data []byte) string {
 
 func (l *testLibrary) reconcile() {
 	l.t.Helper()
-	opts := reconcile.Options{Roots: []string{l.root}, TypeOf: SourceType, RacyWindow: time.Millisecond}
+	opts := reconcile.Options{Roots: []string{l.root}, Formats: Formats(), RacyWindow: time.Millisecond}
 	if _, err := reconcile.Run(context.Background(), l.w, opts); err != nil {
 		l.t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func (f *fixture) write(name, content string) {
 func (f *fixture) sync(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := reconcile.Run(ctx, f.w, reconcile.Options{Roots: []string{f.lib}, TypeOf: ingest.SourceType}); err != nil {
+	if _, err := reconcile.Run(ctx, f.w, reconcile.Options{Roots: []string{f.lib}, Formats: ingest.Formats()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ingest.Run(ctx, f.w, ingest.Options{Embedder: f.emb}); err != nil {

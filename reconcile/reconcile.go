@@ -28,9 +28,9 @@ import (
 type Options struct {
 	// Roots are the library folders, absolute and clean.
 	Roots []string
-	// TypeOf returns a path's source type, or "" when grimoire does not read
-	// that kind of file.
-	TypeOf func(path string) string
+	// Formats tells the files that are books, and their formats; nil
+	// takes no file for a book.
+	Formats Formats
 	// MaxFileSize skips (and reports) larger files; 0 means no limit.
 	MaxFileSize int64
 	// RacyWindow is the mtime resolution assumed for file systems with
@@ -51,6 +51,18 @@ type Options struct {
 	Progress func(done, total int)
 	Logger   *slog.Logger
 }
+
+// Formats tells books from the other files of a library.
+type Formats interface {
+	// TypeOf returns the source type of the file at path, judged by its
+	// name alone, or "" when grimoire does not read that kind of file.
+	TypeOf(path string) string
+}
+
+// noFormats takes no file for a book.
+type noFormats struct{}
+
+func (noFormats) TypeOf(string) string { return "" }
 
 // Result is what a reconcile run did.
 type Result struct {
@@ -76,8 +88,8 @@ func newScanner(w *index.Writer, opts Options) *scanner {
 	if opts.BatchSize <= 0 {
 		opts.BatchSize = 256
 	}
-	if opts.TypeOf == nil {
-		opts.TypeOf = func(string) string { return "" }
+	if opts.Formats == nil {
+		opts.Formats = noFormats{}
 	}
 	log := opts.Logger
 	if log == nil {
@@ -144,7 +156,7 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			}
 		case fi.Mode().IsRegular():
 			scope = append(scope, p)
-			if typ := s.opts.TypeOf(p); typ != "" {
+			if typ := s.opts.Formats.TypeOf(p); typ != "" {
 				if err := s.addFile(p, root, typ, fi, res); err != nil {
 					return Result{}, err
 				}

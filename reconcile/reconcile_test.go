@@ -11,7 +11,10 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 )
 
-func typeOf(p string) string {
+// testFormats takes .txt and .md files for books.
+type testFormats struct{}
+
+func (testFormats) TypeOf(p string) string {
 	switch filepath.Ext(p) {
 	case ".txt":
 		return "text"
@@ -39,7 +42,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
-	return &fixture{t: t, root: root, w: w, opts: Options{Roots: []string{root}, TypeOf: typeOf, RacyWindow: time.Millisecond}}
+	return &fixture{t: t, root: root, w: w, opts: Options{Roots: []string{root}, Formats: testFormats{}, RacyWindow: time.Millisecond}}
 }
 
 // write creates a file with an mtime safely in the past, so that racy-mtime

@@ -130,7 +130,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		case !t.IsRegular():
 			continue
 		}
-		typ := s.opts.TypeOf(p)
+		typ := s.opts.Formats.TypeOf(p)
 		if typ == "" {
 			continue
 		}

@@ -102,7 +102,7 @@ func TestGoldenRanking(t *testing.T) {
 	}
 	defer w.Close()
 	emb := embed.NewBuiltin()
-	if _, err := reconcile.Run(ctx, w, reconcile.Options{Roots: []string{lib}, TypeOf: ingest.SourceType}); err != nil {
+	if _, err := reconcile.Run(ctx, w, reconcile.Options{Roots: []string{lib}, Formats: ingest.Formats()}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ingest.Run(ctx, w, ingest.Options{Embedder: emb}); err != nil {

@@ -98,12 +98,12 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	wopts := opts.Watch
 	wopts.Logger = log
 	if wopts.Ignore == nil {
-		typeOf := opts.Reconcile.TypeOf
+		formats := opts.Reconcile.Formats
 		// Files grimoire does not read are never handed on; that also keeps
 		// the index's own writes (an index inside the library) from waking
 		// the watcher in a loop.
 		wopts.Ignore = func(p string, isDir bool) bool {
-			return reconcile.Ignored(baseName(p)) || (!isDir && typeOf != nil && typeOf(p) == "")
+			return reconcile.Ignored(baseName(p)) || (!isDir && formats != nil && formats.TypeOf(p) == "")
 		}
 	}
 	wt, err := watcher.New(opts.Reconcile.Roots, wopts)

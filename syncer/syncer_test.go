@@ -26,7 +26,7 @@ func setup(t *testing.T) (string, *index.Writer, Options) {
 	}
 	t.Cleanup(func() { w.Close() })
 	opts := Options{
-		Reconcile: reconcile.Options{Roots: []string{lib}, TypeOf: ingest.SourceType, RacyWindow: time.Millisecond},
+		Reconcile: reconcile.Options{Roots: []string{lib}, Formats: ingest.Formats(), RacyWindow: time.Millisecond},
 		Ingest:    ingest.Options{Embedder: embed.NewBuiltin()},
 		Watch:     watcher.Options{Debounce: 50 * time.Millisecond, RescanInterval: time.Hour},
 	}

@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
-	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -55,7 +55,8 @@ type app struct {
 	cfg *Config
 	log *slog.Logger
 	emb embed.Embedder // once connected
-	pdf *pdf.Extractor // once a PDF is met
+	// parsers read the books, once a sync or watch needs them.
+	parsers *ingest.Parsers
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -66,8 +67,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	if a.pdf != nil {
-		a.pdf.Close()
+	if a.parsers != nil {
+		// Closing only frees what the parsers hold (PDFium's memory);
+		// the process is about to exit, which frees it too.
+		a.parsers.Close()
 	}
 	if err == nil {
 		return exitOK

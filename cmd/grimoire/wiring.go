@@ -12,7 +12,6 @@ import (
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
-	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -196,7 +195,7 @@ func autoFusion(emb embed.Embedder) string {
 func (a *app) reconcileOptions() reconcile.Options {
 	return reconcile.Options{
 		Roots:       a.cfg.Library,
-		TypeOf:      ingest.SourceType,
+		Formats:     ingest.Formats(),
 		MaxFileSize: a.cfg.MaxFileSize << 20,
 		Logger:      a.log,
 	}
@@ -216,18 +215,18 @@ func (a *app) ingestOptions(emb embed.Embedder) ingest.Options {
 	return ingest.Options{
 		Chunking: ingest.Chunking{ChunkTokens: chunk, OverlapTokens: c.OverlapTokens, SectionSplitTokens: c.SectionSplitTokens},
 		Embedder: emb,
-		PDF:      a.pdfExtractor(),
+		Parsers:  a.bookParsers(),
 		Logger:   a.log,
 	}
 }
 
-// pdfExtractor is the process's one PDF extractor: PDFium starts on the
-// first PDF only, and then serves every run of a long-lived watch.
-func (a *app) pdfExtractor() *pdf.Extractor {
-	if a.pdf == nil {
-		a.pdf = pdf.NewExtractor(pdf.Options{Logger: a.log})
+// bookParsers returns the process's one set of parsers: PDFium starts on
+// the first PDF only, and then serves every run of a long-lived watch.
+func (a *app) bookParsers() *ingest.Parsers {
+	if a.parsers == nil {
+		a.parsers = ingest.NewParsers(a.log)
 	}
-	return a.pdf
+	return a.parsers
 }
 
 // stderrIsTerminal reports whether progress may be drawn.

@@ -1,0 +1,144 @@
+package ingest
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/epub"
+	"github.com/grimoire-search/grimoire/ingest/markdown"
+	"github.com/grimoire-search/grimoire/ingest/pdf"
+	"github.com/grimoire-search/grimoire/ingest/text"
+)
+
+// Format is one kind of book file that grimoire reads: how its files are
+// named and how they start, the parser that reads them, and what a book of
+// it without text means. Adding a format is a parser package and one entry
+// in Formats.
+type Format struct {
+	// Type names the format in the index and to users: one of doc's
+	// source types.
+	Type string
+	// Extensions are the endings of the format's file names, lower case,
+	// with the dot; no two formats share one. A file's format is judged by
+	// its name alone.
+	Extensions []string
+	// Magic is how the format's content starts, as its parser checks
+	// before it reads anything ("%PDF-", which PDF readers accept anywhere
+	// in the first kilobyte; the "PK\x03\x04" of a ZIP archive): a format
+	// with magic reads only its own content. Empty for a format that
+	// reads any text.
+	Magic string
+	// EmptyFails makes a document of the format without text fail its
+	// book, where the user can act on it (OCR a scan); a note without text
+	// is only empty.
+	EmptyFails bool
+	// NoTextHint is the failure recorded for a book of the format without
+	// text, unless its parser's error already names OCR; empty: "no text
+	// found".
+	NoTextHint string
+	// open makes the format's parser. A parser that holds something until
+	// closed (PDFium) implements io.Closer; Parsers closes it.
+	open func(log *slog.Logger) parser
+}
+
+// parser reads the files of one format.
+type parser interface {
+	// Parse reads a book's bytes into a document. A file it cannot read
+	// fails with an error that says why; it stops at ctx's deadline.
+	Parse(ctx context.Context, data []byte) (*doc.Document, error)
+}
+
+// parseFunc is a parser that holds nothing between books.
+type parseFunc func(ctx context.Context, data []byte) (*doc.Document, error)
+
+func (f parseFunc) Parse(ctx context.Context, data []byte) (*doc.Document, error) {
+	return f(ctx, data)
+}
+
+// stateless opens a parser that holds nothing between books.
+func stateless(f parseFunc) func(*slog.Logger) parser {
+	return func(*slog.Logger) parser { return f }
+}
+
+// Registry is the formats grimoire reads.
+type Registry []Format
+
+// Formats returns the formats grimoire reads. When a book's paths name
+// several, those with magic are tried before the others, each group in this
+// order: Markdown says more than plain text.
+func Formats() Registry {
+	return Registry{
+		{
+			Type: doc.PDF, Extensions: []string{".pdf"}, Magic: "%PDF-", EmptyFails: true,
+			NoTextHint: "no text found: a scanned PDF needs OCR first (for example with ocrmypdf)",
+			open: func(log *slog.Logger) parser {
+				// PDFium starts on the first PDF only, not here.
+				return pdf.NewExtractor(pdf.Options{Logger: log})
+			},
+		},
+		{Type: doc.EPUB, Extensions: []string{".epub"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(epub.Parse)},
+		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
+		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
+	}
+}
+
+// parseMarkdown decodes a Markdown file as a text file first: Markdown
+// files come in the same encodings (Windows-1252, UTF-16 from Windows
+// editors).
+func parseMarkdown(ctx context.Context, data []byte) (*doc.Document, error) {
+	s, _, err := text.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	return markdown.Parse(ctx, []byte(s))
+}
+
+// TypeOf returns the source type of the file at path by its extension, or
+// "" when grimoire does not read that kind of file.
+func (r Registry) TypeOf(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, f := range r {
+		if slices.Contains(f.Extensions, ext) {
+			return f.Type
+		}
+	}
+	return ""
+}
+
+// lookup returns the format of type typ, and false when none has it.
+func (r Registry) lookup(typ string) (Format, bool) {
+	for _, f := range r {
+		if f.Type == typ {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// order returns the types of a book's paths, each once, in the order they
+// are tried: a format with magic takes only its own content while any text
+// reads as Markdown or as text, so those come first. fallback is the book's
+// own type, for a book without typed paths.
+func (r Registry) order(files []index.File, fallback string) []string {
+	seen := make(map[string]bool)
+	for _, f := range files {
+		seen[f.SourceType] = true
+	}
+	var out []string
+	for _, magic := range []bool{true, false} {
+		for _, f := range r {
+			if (f.Magic != "") == magic && seen[f.Type] {
+				out = append(out, f.Type)
+			}
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, fallback)
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
+)
+
+// errParsersClosed is returned by Parse after Close.
+var errParsersClosed = errors.New("ingest: the parsers are closed")
+
+// Parsers are the parsers of the formats grimoire reads, each made on the
+// first book of its format and kept until Close: PDFium starts on the first
+// PDF, and then serves every run of a long-lived watch. They are safe for
+// concurrent use.
+type Parsers struct {
+	formats Registry
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	open   map[string]parser // by format type
+	closed bool
+}
+
+// NewParsers returns the parsers of Formats, none made yet. log receives
+// the parsers' own logs; nil discards them.
+func NewParsers(log *slog.Logger) *Parsers {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Parsers{formats: Formats(), log: log, open: make(map[string]parser)}
+}
+
+// Parse reads data as a book of format typ. A parser that panics on a
+// hostile file fails that book, never the process.
+func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
+	p, err := ps.parser(typ)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			d, err = nil, fmt.Errorf("the %s parser crashed on this file: %v", typ, r)
+		}
+	}()
+	return p.Parse(ctx, data)
+}
+
+// parser returns the parser of format typ, making it on first use.
+func (ps *Parsers) parser(typ string) (parser, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.closed {
+		return nil, errParsersClosed
+	}
+	if p, ok := ps.open[typ]; ok {
+		return p, nil
+	}
+	f, ok := ps.formats.lookup(typ)
+	if !ok {
+		return nil, fmt.Errorf("no parser for %q files", typ)
+	}
+	p := f.open(ps.log)
+	ps.open[typ] = p
+	return p, nil
+}
+
+// Close releases what the parsers hold (PDFium), once the parses in flight
+// have finished; Parse fails after it. It is safe to call twice, and cheap
+// when no parser holds anything.
+func (ps *Parsers) Close() error {
+	ps.mu.Lock()
+	open := ps.open
+	ps.open, ps.closed = nil, true
+	ps.mu.Unlock()
+	var errs []error
+	for _, p := range open {
+		if c, ok := p.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
