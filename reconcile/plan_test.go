@@ -51,13 +51,31 @@ func (p plannedFile) entry() entry {
 	return e
 }
 
-var (
-	putNames  = map[putKind]string{restat: "restat", changed: "changed", moved: "moved", added: "added"}
-	fateNames = map[fate]string{removed: "removed", moveSource: "moved away", held: "held"}
-)
+// planCase is a pass to plan: the index's rows, what the walk found and
+// how reading the files goes, and what the plan should be.
+type planCase struct {
+	name  string
+	rows  []plannedFile
+	found []plannedFile
+	// blocked are folders below the root that could not be listed;
+	// scope, when set, limits the pass to these paths below the root.
+	blocked, scope []string
+	// unstable files change while they are read; unreadable ones
+	// cannot be read.
+	unstable, unreadable []string
+	known                map[string]index.LibraryRoot
+	prune, partial       bool
 
-// TestPlan decides passes from plain values: no disk, no index.
-func TestPlan(t *testing.T) {
+	// read are the files the pass reads; puts and gone are "file
+	// kind" and "file fate".
+	read, puts, gone []string
+	held             string
+	trusted          bool
+	forgotten        []string
+	problems         int
+}
+
+func planCases() []planCase {
 	alpha := plannedFile{rel: "a.txt", content: "alpha", inode: 1}
 	beta := plannedFile{rel: "b.txt", content: "beta", inode: 2}
 	many := func(n int) []plannedFile {
@@ -67,27 +85,7 @@ func TestPlan(t *testing.T) {
 		}
 		return out
 	}
-	tests := []struct {
-		name  string
-		rows  []plannedFile
-		found []plannedFile
-		// blocked are folders below the root that could not be listed;
-		// scope, when set, limits the pass to these paths below the root.
-		blocked, scope []string
-		// unstable files change while they are read; unreadable ones
-		// cannot be read.
-		unstable, unreadable []string
-		known                map[string]index.LibraryRoot
-		prune, partial       bool
-
-		// read are the files the pass reads; puts and gone are "file
-		// kind" and "file fate".
-		read, puts, gone []string
-		held             string
-		trusted          bool
-		forgotten        []string
-		problems         int
-	}{
+	return []planCase{
 		{name: "unchanged file is not read", rows: []plannedFile{alpha}, found: []plannedFile{alpha}, trusted: true},
 		{name: "row verified too soon after the mtime is read again", rows: []plannedFile{{rel: "a.txt", content: "alpha", inode: 1, racy: true}},
 			found: []plannedFile{alpha}, read: []string{"a.txt"}, puts: []string{"a.txt restat"}, trusted: true},
@@ -146,43 +144,55 @@ func TestPlan(t *testing.T) {
 			known: map[string]index.LibraryRoot{planRoot: {Identity: planID}, planOld: {Identity: planID}},
 			read:  []string{"a.txt"}, puts: []string{"a.txt added"}, trusted: true, forgotten: []string{planOld}},
 	}
-	for _, tc := range tests {
+}
+
+// survey is what the case's pass decides from.
+func (tc planCase) survey() survey {
+	sv := survey{walk: newWalkResult(), rows: make(map[string]index.File), known: tc.known, full: !tc.partial}
+	for _, f := range tc.rows {
+		sv.rows[f.path()] = f.row()
+	}
+	for _, f := range tc.found {
+		sv.walk.files[f.path()] = f.entry()
+	}
+	sv.walk.roots[planRoot] = &rootSeen{id: planID, walked: true, files: len(tc.found)}
+	for _, b := range tc.blocked {
+		sv.walk.blocked = append(sv.walk.blocked, filepath.Join(planRoot, b))
+	}
+	sv.inScope = func(f index.File) bool { return tc.scope == nil || slices.Contains(tc.scope, rel(f.Path)) }
+	return sv
+}
+
+// hash reads the files the pass asks for, as the case says it goes.
+func (tc planCase) hash(files []entry) (read []string, rr readResult) {
+	content := make(map[string]string)
+	for _, f := range tc.found {
+		content[f.path()] = f.content
+	}
+	for _, e := range files {
+		read = append(read, rel(e.path))
+		switch {
+		case slices.Contains(tc.unstable, rel(e.path)):
+			rr.unstable = append(rr.unstable, e)
+		case slices.Contains(tc.unreadable, rel(e.path)):
+			rr.problems = append(rr.problems, problem{path: e.path, reason: "cannot read", persistent: true})
+		default:
+			rr.done = append(rr.done, hashedFile{entry: e, hash: index.SumBytes([]byte(content[e.path]))})
+		}
+	}
+	return read, rr
+}
+
+// TestPlan decides passes from plain values: no disk, no index.
+func TestPlan(t *testing.T) {
+	putNames := map[putKind]string{restat: "restat", changed: "changed", moved: "moved", added: "added"}
+	fateNames := map[fate]string{removed: "removed", moveSource: "moved away", held: "held"}
+	for _, tc := range planCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newScanner(nil, Options{Roots: []string{planRoot}, Prune: tc.prune})
-			sv := survey{walk: newWalkResult(), rows: make(map[string]index.File), known: tc.known, full: !tc.partial}
-			content := make(map[string]string)
-			for _, f := range tc.rows {
-				sv.rows[f.path()] = f.row()
-			}
-			for _, f := range tc.found {
-				sv.walk.files[f.path()] = f.entry()
-				content[f.path()] = f.content
-			}
-			sv.walk.roots[planRoot] = &rootSeen{id: planID, walked: true, files: len(tc.found)}
-			for _, b := range tc.blocked {
-				sv.walk.blocked = append(sv.walk.blocked, filepath.Join(planRoot, b))
-			}
-			sv.inScope = func(f index.File) bool {
-				if tc.scope == nil {
-					return true
-				}
-				return slices.Contains(tc.scope, rel(f.Path))
-			}
-
+			sv := tc.survey()
 			sf := s.sift(sv)
-			var read []string
-			var rr readResult
-			for _, e := range sf.read {
-				read = append(read, rel(e.path))
-				switch {
-				case slices.Contains(tc.unstable, rel(e.path)):
-					rr.unstable = append(rr.unstable, e)
-				case slices.Contains(tc.unreadable, rel(e.path)):
-					rr.problems = append(rr.problems, problem{path: e.path, reason: "cannot read", persistent: true})
-				default:
-					rr.done = append(rr.done, hashedFile{entry: e, hash: index.SumBytes([]byte(content[e.path]))})
-				}
-			}
+			read, rr := tc.hash(sf.read)
 			p := s.decide(sv, sf, rr)
 
 			var puts, gone []string
