@@ -98,9 +98,9 @@ type trustedRoot struct {
 	id   index.RootIdentity
 }
 
-// plan is everything a pass changes in the index. apply writes it in that
-// order: the puts, then the gone rows (a delete and a create in one pass
-// pair up as a move), then books, issues and folders.
+// plan is everything a pass changes in the index. write applies it in
+// this order: the puts, then the gone rows (a delete and a create in one
+// pass pair up as a move), then books, issues and folders.
 type plan struct {
 	// puts are the file rows to write, by path.
 	puts []put
@@ -114,7 +114,8 @@ type plan struct {
 	trust  []trustedRoot
 	forget []string
 	// problems are reported in the run, in the order they were met; the
-	// persistent ones are recorded as issues.
+	// persistent ones are recorded as issues, and older issues under
+	// issueScope that are not among them are cleared.
 	problems   []problem
 	issueScope []string
 }
