@@ -187,12 +187,28 @@ type WatchState struct {
 	Degraded  string `json:"degraded,omitempty"`
 }
 
-// WatchStateKey is the meta key a watcher publishes its state under.
-const WatchStateKey = "watch_state"
+// watchStateKey is the meta key a watcher publishes its state under.
+const watchStateKey = "watch_state"
+
+// PublishWatchState stores the state of the running watcher for status,
+// replacing what it published before.
+func (w *Writer) PublishWatchState(ctx context.Context, s WatchState) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", watchStateKey, err)
+	}
+	return w.SetMeta(ctx, watchStateKey, string(b))
+}
+
+// ClearWatchState removes the published state when the watcher stops, so
+// that status does not show a watcher that is gone.
+func (w *Writer) ClearWatchState(ctx context.Context) error {
+	return w.SetMeta(ctx, watchStateKey, "")
+}
 
 // WatchState returns the state the watcher last published, or nil.
 func (d *DB) WatchState(ctx context.Context) (*WatchState, error) {
-	v, err := d.Meta(ctx, WatchStateKey)
+	v, err := d.Meta(ctx, watchStateKey)
 	if err != nil || v == "" {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -176,9 +175,9 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 	return s.apply(ctx, res, vanished, scope, false)
 }
 
-// apply hashes what the walk found, records new, changed, moved and copied
-// paths, then the removals the evidence allows. full: the walk covered
-// every configured root, so what it did not see under one is gone.
+// apply hashes what the walk found, plans what the pass changes, and
+// writes the plan. full: the walk covered every configured root, so what
+// it did not see under one is gone.
 func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index.File) bool, issueScope []string, full bool) (Result, error) {
 	var out Result
 	out.Scanned = len(res.files)
@@ -187,234 +186,74 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 	if err != nil {
 		return out, err
 	}
-
-	// Fast path: a file whose size, mtime and inode match its row, and whose
-	// mtime is safely older than when the row was verified, is unchanged.
-	var toHash []entry
-	for _, e := range sortedEntries(res.files) {
-		row, ok := existing[e.path]
-		if ok && row.Size == e.size && row.MtimeNS == e.mtimeNS && (row.Inode == e.inode || e.inode == 0) &&
-			e.mtimeNS+s.racyWindow(e.mtimeNS).Nanoseconds() <= row.VerifiedNS {
-			continue
-		}
-		toHash = append(toHash, e)
-	}
-
-	var gone []index.File
-	for _, f := range existing {
-		if _, seen := res.files[f.Path]; seen || isBlocked(f.Path, res.blocked) || !inScope(f) {
-			continue
-		}
-		gone = append(gone, f)
-	}
-	sort.Slice(gone, func(i, j int) bool { return gone[i].Path < gone[j].Path })
-
-	// A new path with the inode, size and mtime of a vanished one is that
-	// file renamed: take its hash without reading it.
-	byInode := make(map[uint64]index.File)
-	for _, f := range gone {
-		if f.Inode != 0 {
-			byInode[f.Inode] = f
-		}
-	}
-	var hashed []hashedFile
-	var need []entry
-	for _, e := range toHash {
-		if _, known := existing[e.path]; !known && e.inode != 0 {
-			if f, ok := byInode[e.inode]; ok && f.Size == e.size && f.MtimeNS == e.mtimeNS {
-				hashed = append(hashed, hashedFile{entry: e, hash: f.Hash, verifiedNS: f.VerifiedNS})
-				continue
-			}
-		}
-		need = append(need, e)
-	}
-	fresh, unstable, hashProblems := s.hashAll(ctx, need)
+	sv := survey{walk: res, rows: existing, inScope: inScope, issueScope: issueScope, full: full}
+	sf := s.sift(sv)
+	rr := s.hashAll(ctx, sf.read)
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
-	out.Hashed = len(fresh) + len(unstable)
-	out.Skipped += len(unstable)
-	hashed = append(hashed, fresh...)
-	res.problems = append(res.problems, hashProblems...)
-	for _, p := range hashProblems {
-		res.blocked = append(res.blocked, p.path)
-	}
-	// Rows of files that were unreadable or changing stay as they were.
-	blockedNow := make(map[string]bool)
-	for _, p := range res.blocked {
-		blockedNow[p] = true
-	}
-	for _, e := range unstable {
-		blockedNow[e.path] = true
-	}
-	keptGone := gone[:0]
-	for _, f := range gone {
-		if !blockedNow[f.Path] {
-			keptGone = append(keptGone, f)
-		}
-	}
-	gone = keptGone
-	sort.Slice(hashed, func(i, j int) bool { return hashed[i].path < hashed[j].path })
-
-	// A new path holding the content of a vanished one is that file
-	// moved: the old path's removal is part of the move.
-	goneByHash := make(map[index.Hash][]string)
-	for _, f := range gone {
-		goneByHash[f.Hash] = append(goneByHash[f.Hash], f.Path)
-	}
-	consumed := make(map[string]bool)
-	movedTo := make(map[string]bool)
-	for _, h := range hashed {
-		if _, had := existing[h.path]; !had && takeMove(goneByHash, h.hash, consumed) {
-			movedTo[h.path] = true
-		}
-	}
-	var removals []index.File
-	for _, f := range gone {
-		if !consumed[f.Path] {
-			removals = append(removals, f)
-		}
-	}
-	known, err := s.w.LibraryRoots(ctx)
-	if err != nil {
+	out.Hashed = len(rr.done) + len(rr.unstable)
+	out.Skipped += len(rr.unstable)
+	if sv.known, err = s.w.LibraryRoots(ctx); err != nil {
 		return out, err
 	}
-	plan := s.judgeRemovals(removals, existing, res.roots, known)
-	out.Holds = plan.holds()
-
-	// New and changed paths first, removals last: a delete and a create in
-	// the same pass pair up as a move.
-	for start := 0; start < len(hashed); start += s.opts.BatchSize {
-		batch := hashed[start:min(start+s.opts.BatchSize, len(hashed))]
-		err := s.w.Update(ctx, func(t *index.Tx) error {
-			for _, h := range batch {
-				row, had := existing[h.path]
-				f := index.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS, SourceType: h.typ}
-				var prev index.Hash
-				if had {
-					prev = row.Hash
-				}
-				created, err := t.PutFile(ctx, f, prev)
-				if err != nil {
-					return err
-				}
-				switch {
-				case had && row.Hash == h.hash:
-					// Same content, new stat: nothing to count.
-				case had:
-					out.Changed++
-				case movedTo[h.path]:
-					out.Moved++
-				case created:
-					out.New++
-				default:
-					excluded, err := t.Excluded(ctx, h.hash)
-					if err != nil {
-						return err
-					}
-					if excluded {
-						out.Excluded++
-					} else {
-						out.Copied++
-					}
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return out, err
-		}
-	}
-	for start := 0; start < len(gone); start += s.opts.BatchSize {
-		batch := gone[start:min(start+s.opts.BatchSize, len(gone))]
-		err := s.w.Update(ctx, func(t *index.Tx) error {
-			for _, f := range batch {
-				if !consumed[f.Path] && plan.held[s.rootKey(f)] != "" {
-					out.Held++
-					continue
-				}
-				if err := t.RemoveFile(ctx, f.Path); err != nil {
-					return err
-				}
-				if !consumed[f.Path] {
-					out.Removed++
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return out, err
-		}
-	}
-	err = s.w.Update(ctx, func(t *index.Tx) error {
-		n, err := t.EnsureBooks(ctx)
-		if err != nil {
-			return err
-		}
-		out.New += n
-		keep := make(map[string]bool)
-		for _, p := range res.problems {
-			if p.persistent {
-				keep[p.path] = true
-				if err := t.RecordIssue(ctx, p.path, p.reason); err != nil {
-					return err
-				}
-			}
-		}
-		if err := t.ClearIssues(ctx, issueScope, keep); err != nil {
-			return err
-		}
-		if err := s.recordRoots(ctx, t, res, plan, known, existing, full); err != nil {
-			return err
-		}
-		pruned, err := t.Prune(ctx)
-		out.Pruned += pruned
-		return err
-	})
-	if err != nil {
+	p := s.decide(sv, sf, rr)
+	out.Holds = p.removals.holds()
+	if err := s.write(ctx, p, &out); err != nil {
 		return out, err
 	}
-	for _, p := range res.problems {
-		out.Failures = append(out.Failures, index.Failure{Path: p.path, Error: p.reason})
-		s.log.Warn("skipped", "path", p.path, "reason", p.reason)
+	for _, pr := range p.problems {
+		out.Failures = append(out.Failures, index.Failure{Path: pr.path, Error: pr.reason})
+		s.log.Warn("skipped", "path", pr.path, "reason", pr.reason)
 	}
 	return out, nil
 }
 
-// recordRoots remembers each folder's identity once its removals were
-// all applied, and the removals held back under the others.
-func (s *scanner) recordRoots(ctx context.Context, t *index.Tx, res *walkResult, plan removalPlan, known map[string]index.LibraryRoot, existing map[string]index.File, full bool) error {
-	for root, reason := range plan.held {
-		if err := t.HoldRemovals(ctx, root, reason, plan.counts[root]); err != nil {
+// write applies a plan in short transactions and counts what it did:
+// new and changed paths first, removals last, so that a delete and a
+// create in the same pass pair up as a move.
+func (s *scanner) write(ctx context.Context, p plan, out *Result) error {
+	err := inBatches(p.puts, s.opts.BatchSize, func(batch []put) error {
+		return s.w.Update(ctx, func(t *index.Tx) error { return writePuts(ctx, t, batch, &out.Counters) })
+	})
+	if err != nil {
+		return err
+	}
+	err = inBatches(p.gone, s.opts.BatchSize, func(batch []goneRow) error {
+		return s.w.Update(ctx, func(t *index.Tx) error { return writeGone(ctx, t, batch, &out.Counters) })
+	})
+	if err != nil {
+		return err
+	}
+	return s.w.Update(ctx, func(t *index.Tx) error { return s.writeRest(ctx, t, p, &out.Counters) })
+}
+
+// inBatches calls fn with consecutive slices of items of at most size.
+func inBatches[T any](items []T, size int, fn func([]T) error) error {
+	for start := 0; start < len(items); start += size {
+		if err := fn(items[start:min(start+size, len(items))]); err != nil {
 			return err
 		}
 	}
-	for root, seen := range res.roots {
-		if plan.held[root] != "" {
-			continue
+	return nil
+}
+
+// writePuts writes file rows.
+func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters) error {
+	for _, p := range batch {
+		created, err := t.PutFile(ctx, p.file, p.prev)
+		if err != nil {
+			return err
 		}
-		// A partial pass trusts a folder seen for the first time, or
-		// after a prune, but only a full one clears an earlier hold or
-		// accepts a folder that changed identity.
-		k, ok := known[root]
-		if full || s.opts.Prune || !ok || k.Identity.IsZero() && k.Hold == nil {
-			if err := t.TrustRoot(ctx, root, seen.id); err != nil {
-				return err
-			}
-		}
-	}
-	if !full {
-		return nil
-	}
-	// A folder left out of the library is forgotten once no file row
-	// lies under it.
-	rows := make(map[string]bool)
-	for _, f := range existing {
-		rows[s.rootKey(f)] = true
-	}
-	for root := range known {
-		if !slices.Contains(s.opts.Roots, root) && plan.held[root] == "" && (!rows[root] || s.opts.Prune) {
-			if err := t.ForgetRoot(ctx, root); err != nil {
+		switch p.kind {
+		case restat:
+			// Same content, new stat: nothing to count.
+		case changed:
+			c.Changed++
+		case moved:
+			c.Moved++
+		case added:
+			if err := countAdded(ctx, t, p.file.Hash, created, c); err != nil {
 				return err
 			}
 		}
@@ -422,15 +261,81 @@ func (s *scanner) recordRoots(ctx context.Context, t *index.Tx, res *walkResult,
 	return nil
 }
 
-// takeMove pairs a new path with a vanished path of the same content.
-func takeMove(goneByHash map[index.Hash][]string, h index.Hash, consumed map[string]bool) bool {
-	for _, p := range goneByHash[h] {
-		if !consumed[p] {
-			consumed[p] = true
-			return true
+// countAdded counts a new path as a new book, or else as a copy of a
+// known one or excluded content.
+func countAdded(ctx context.Context, t *index.Tx, h index.Hash, created bool, c *index.Counters) error {
+	if created {
+		c.New++
+		return nil
+	}
+	excluded, err := t.Excluded(ctx, h)
+	if err != nil {
+		return err
+	}
+	if excluded {
+		c.Excluded++
+	} else {
+		c.Copied++
+	}
+	return nil
+}
+
+// writeGone removes the rows of files that are gone, but for those whose
+// removal is held.
+func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Counters) error {
+	for _, g := range batch {
+		if g.fate == held {
+			c.Held++
+			continue
+		}
+		if err := t.RemoveFile(ctx, g.path); err != nil {
+			return err
+		}
+		if g.fate == removed {
+			c.Removed++
 		}
 	}
-	return false
+	return nil
+}
+
+// writeRest gives new content its books, records the pass's issues and
+// what it learnt of each folder, and prunes what no file holds any more.
+func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.Counters) error {
+	n, err := t.EnsureBooks(ctx)
+	if err != nil {
+		return err
+	}
+	c.New += n
+	keep := make(map[string]bool)
+	for _, pr := range p.problems {
+		if pr.persistent {
+			keep[pr.path] = true
+			if err := t.RecordIssue(ctx, pr.path, pr.reason); err != nil {
+				return err
+			}
+		}
+	}
+	if err := t.ClearIssues(ctx, p.issueScope, keep); err != nil {
+		return err
+	}
+	for root, reason := range p.removals.held {
+		if err := t.HoldRemovals(ctx, root, reason, p.removals.counts[root]); err != nil {
+			return err
+		}
+	}
+	for _, r := range p.trust {
+		if err := t.TrustRoot(ctx, r.path, r.id); err != nil {
+			return err
+		}
+	}
+	for _, root := range p.forget {
+		if err := t.ForgetRoot(ctx, root); err != nil {
+			return err
+		}
+	}
+	pruned, err := t.Prune(ctx)
+	c.Pruned += pruned
+	return err
 }
 
 // msgSettling is logged (debug) before the hasher waits for a just-written
@@ -449,9 +354,10 @@ type hashedFile struct {
 // hashAll hashes files in parallel. A file that is not what the walk saw
 // any more (written to, replaced, swapped for a link or a FIFO, gone) is
 // returned as unstable and left for the next pass.
-func (s *scanner) hashAll(ctx context.Context, files []entry) (done []hashedFile, unstable []entry, problems []problem) {
+func (s *scanner) hashAll(ctx context.Context, files []entry) readResult {
+	var out readResult
 	if len(files) == 0 {
-		return nil, nil, nil
+		return out
 	}
 	jobs := make(chan entry)
 	var mu sync.Mutex
@@ -467,12 +373,12 @@ func (s *scanner) hashAll(ctx context.Context, files []entry) (done []hashedFile
 				mu.Lock()
 				switch {
 				case changedSinceWalk(err):
-					unstable = append(unstable, e)
+					out.unstable = append(out.unstable, e)
 					s.log.Info("file changed since the scan; left for the next pass", "path", e.path, "reason", unwrapPath(err))
 				case err != nil:
-					problems = append(problems, problem{path: e.path, reason: fmt.Sprintf("cannot read: %v", unwrapPath(err)), persistent: true})
+					out.problems = append(out.problems, problem{path: e.path, reason: fmt.Sprintf("cannot read: %v", unwrapPath(err)), persistent: true})
 				default:
-					done = append(done, h)
+					out.done = append(out.done, h)
 				}
 				n++
 				if s.opts.Progress != nil {
@@ -490,7 +396,7 @@ func (s *scanner) hashAll(ctx context.Context, files []entry) (done []hashedFile
 	}
 	close(jobs)
 	wg.Wait()
-	return done, unstable, problems
+	return out
 }
 
 // changedSinceWalk reports whether a hash failed because the path no longer

@@ -166,30 +166,96 @@ func (s *Searcher) Prepare(ctx context.Context) error {
 
 // Search runs q.
 func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
-	mode := q.Mode
-	if mode == "" {
-		mode = s.opts.Mode
+	r, err := s.settle(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	switch mode {
+	ftsLists, vecLists, err := s.runArms(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	reranked := make(map[int64]rerankScores)
+	if r.mode == Hybrid && s.opts.Fusion == Rerank {
+		if err := s.rerankAll(ctx, r, ftsLists, reranked); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.load(ctx, s.fuse(ftsLists, vecLists, reranked), r.limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.scoreCoverage(ctx, r.phrasings, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// request is a query checked and settled, as the arms run it.
+type request struct {
+	mode string
+	// vectors: the vector arm can run. Without an embedder, hybrid search
+	// is full text (re-scored by sub-words when the fusion is Rerank).
+	vectors   bool
+	limit     int
+	phrasings []string
+	filter    index.BookFilter
+	// pool is how many candidates each arm returns.
+	pool int
+	// queryVecs give each phrasing's query vector, embedded once for
+	// whichever of the vector arm and the rerank asks first.
+	queryVecs []func() ([]float32, error)
+}
+
+// settle checks q against the searcher's options and settles what the
+// arms run with.
+func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
+	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, limit: q.Limit}
+	if r.mode == "" {
+		r.mode = s.opts.Mode
+	}
+	switch r.mode {
 	case Hybrid, FTS, Vector:
 	default:
-		return nil, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", mode)
+		return r, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", r.mode)
 	}
-	// Without an embedder, hybrid search is full text (re-scored by
-	// sub-words when the fusion is Rerank).
-	vectors := s.emb != nil && s.opts.Dim > 0
-	if mode == Vector && !vectors {
-		return nil, index.Errorf(index.Invalid, "vector search needs an embedder")
+	if r.mode == Vector && !r.vectors {
+		return r, index.Errorf(index.Invalid, "vector search needs an embedder")
 	}
-	limit := q.Limit
 	switch {
-	case limit == 0:
-		limit = 10
-	case limit < 0:
-		return nil, index.Errorf(index.Invalid, "limit must be positive, not %d", limit)
-	case limit > MaxLimit:
-		return nil, index.Errorf(index.Invalid, "limit %d is over the maximum of %d", limit, MaxLimit)
+	case r.limit == 0:
+		r.limit = 10
+	case r.limit < 0:
+		return r, index.Errorf(index.Invalid, "limit must be positive, not %d", r.limit)
+	case r.limit > MaxLimit:
+		return r, index.Errorf(index.Invalid, "limit %d is over the maximum of %d", r.limit, MaxLimit)
 	}
+	var err error
+	if r.phrasings, err = phrasingsOf(q); err != nil {
+		return r, err
+	}
+	r.filter = index.BookFilter{Slug: q.Book, Author: q.Author, Type: q.Type, PathPrefix: q.PathPrefix, ReadyOnly: true}
+	if q.Book != "" {
+		if _, err := s.db.Book(ctx, q.Book); err != nil {
+			return r, err
+		}
+	}
+	r.pool = max(s.opts.CandidatePool, r.limit)
+	r.queryVecs = make([]func() ([]float32, error), len(r.phrasings))
+	for i, p := range r.phrasings {
+		r.queryVecs[i] = sync.OnceValues(func() ([]float32, error) {
+			v, err := s.emb.EmbedQuery(ctx, p)
+			if err != nil {
+				return nil, fmt.Errorf("embed query: %w", err)
+			}
+			return v, nil
+		})
+	}
+	return r, nil
+}
+
+// phrasingsOf returns the query's text and further phrasings, trimmed,
+// without empty ones.
+func phrasingsOf(q Query) ([]string, error) {
 	var phrasings []string
 	for _, p := range append([]string{q.Text}, q.Phrasings...) {
 		if p = strings.TrimSpace(p); p != "" {
@@ -205,14 +271,67 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if len(phrasings) > 8 {
 		return nil, index.Errorf(index.Invalid, "%d phrasings; at most 8 are fused", len(phrasings))
 	}
-	filter := index.BookFilter{Slug: q.Book, Author: q.Author, Type: q.Type, PathPrefix: q.PathPrefix, ReadyOnly: true}
-	if q.Book != "" {
-		if _, err := s.db.Book(ctx, q.Book); err != nil {
-			return nil, err
+	return phrasings, nil
+}
+
+// runArms runs the full-text and vector arms the search's mode asks for,
+// each phrasing's ranking in a list of its own.
+func (s *Searcher) runArms(ctx context.Context, r request) (ftsLists [][]index.FTSHit, vecLists [][]scored, err error) {
+	var ftsErr, vecErr error
+	if r.mode == Hybrid && len(r.phrasings) == 1 && s.vectorCannotReorder(r.limit) {
+		// The vector arm weighs too little to change the first limit
+		// places whenever full text fills them: ask it only when it does
+		// not (a misspelled or foreign question).
+		ftsLists, ftsErr = s.ftsArm(ctx, r.phrasings, r.filter, r.pool)
+		if r.vectors && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < r.limit) {
+			vecLists, vecErr = s.vectorArm(ctx, r.queryVecs, r.filter, r.pool)
+		}
+	} else {
+		// The arms run side by side: full-text search keeps one core busy
+		// in SQLite while the vector scan uses the others.
+		var wg sync.WaitGroup
+		if r.mode == FTS || r.mode == Hybrid {
+			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, r.phrasings, r.filter, r.pool) })
+		}
+		if r.vectors && (r.mode == Vector || r.mode == Hybrid) {
+			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, r.queryVecs, r.filter, r.pool) })
+		}
+		wg.Wait()
+	}
+	if ftsErr != nil {
+		return nil, nil, ftsErr
+	}
+	if vecErr != nil {
+		return nil, nil, vecErr
+	}
+	return ftsLists, vecLists, nil
+}
+
+// rerankAll re-orders each phrasing's full-text list in place, and keeps
+// the scores the rerank gave each chunk.
+func (s *Searcher) rerankAll(ctx context.Context, r request, ftsLists [][]index.FTSHit, scores map[int64]rerankScores) error {
+	for i, hits := range ftsLists {
+		var qv []float32
+		if r.vectors {
+			v, err := r.queryVecs[i]()
+			if err != nil {
+				return err
+			}
+			if !isZero(v) {
+				qv = v
+			}
+		}
+		var err error
+		if ftsLists[i], err = s.rerank(ctx, r.phrasings[i], qv, hits, scores); err != nil {
+			return err
 		}
 	}
-	pool := max(s.opts.CandidatePool, limit)
+	return nil
+}
 
+// fuse merges the arms' rankings by weighted reciprocal rank fusion, keeping
+// each hit's best rank and score in either arm.
+func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked map[int64]rerankScores) map[int64]*Hit {
 	fused := make(map[int64]*Hit)
 	get := func(id int64) *Hit {
 		h := fused[id]
@@ -223,66 +342,6 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		return h
 	}
-	// Each phrasing's query vector, embedded once for whichever of the
-	// vector arm and the rerank asks first.
-	queryVecs := make([]func() ([]float32, error), len(phrasings))
-	for i, p := range phrasings {
-		queryVecs[i] = sync.OnceValues(func() ([]float32, error) {
-			v, err := s.emb.EmbedQuery(ctx, p)
-			if err != nil {
-				return nil, fmt.Errorf("embed query: %w", err)
-			}
-			return v, nil
-		})
-	}
-	var ftsLists [][]index.FTSHit
-	var vecLists [][]scored
-	var ftsErr, vecErr error
-	if mode == Hybrid && len(phrasings) == 1 && s.vectorCannotReorder(limit) {
-		// The vector arm weighs too little to change the first limit
-		// places whenever full text fills them: ask it only when it does
-		// not (a misspelled or foreign question).
-		ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool)
-		if vectors && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < limit) {
-			vecLists, vecErr = s.vectorArm(ctx, queryVecs, filter, pool)
-		}
-	} else {
-		// The arms run side by side: full-text search keeps one core busy
-		// in SQLite while the vector scan uses the others.
-		var wg sync.WaitGroup
-		if mode == FTS || mode == Hybrid {
-			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, phrasings, filter, pool) })
-		}
-		if vectors && (mode == Vector || mode == Hybrid) {
-			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, queryVecs, filter, pool) })
-		}
-		wg.Wait()
-	}
-	if ftsErr != nil {
-		return nil, ftsErr
-	}
-	if vecErr != nil {
-		return nil, vecErr
-	}
-	reranked := make(map[int64]rerankScores)
-	if mode == Hybrid && s.opts.Fusion == Rerank {
-		for i, hits := range ftsLists {
-			var qv []float32
-			if vectors {
-				v, err := queryVecs[i]()
-				if err != nil {
-					return nil, err
-				}
-				if !isZero(v) {
-					qv = v
-				}
-			}
-			var err error
-			if ftsLists[i], err = s.rerank(ctx, phrasings[i], qv, hits, reranked); err != nil {
-				return nil, err
-			}
-		}
-	}
 	for _, hits := range ftsLists {
 		for r, fh := range hits {
 			h := get(fh.ChunkID)
@@ -292,6 +351,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 	}
+	// Every reranked chunk came from a full-text list, so it is in fused.
 	for id, sc := range reranked {
 		h := fused[id]
 		h.SubwordScore = sc.subword
@@ -308,6 +368,12 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 	}
+	return fused
+}
+
+// load ranks the fused hits, best first, and loads the first limit of them
+// with their citations.
+func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, limit int) ([]Hit, error) {
 	ranked := make([]*Hit, 0, len(fused))
 	for _, h := range fused {
 		ranked = append(ranked, h)
@@ -337,9 +403,6 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		h := *fused[l.ID]
 		h.Hit = l
 		out = append(out, h)
-	}
-	if err := s.scoreCoverage(ctx, phrasings, out); err != nil {
-		return nil, err
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ package syncer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -54,8 +53,14 @@ func Sync(ctx context.Context, w *index.Writer, opts Options, kind string, scope
 	}
 	run.Finished = time.Now().UTC()
 	// Record the run even when interrupted: status should show what happened.
-	if ferr := w.FinishRun(context.WithoutCancel(ctx), id, *run); ferr != nil && err == nil {
-		err = ferr
+	if ferr := w.FinishRun(context.WithoutCancel(ctx), id, *run); ferr != nil {
+		if err != nil {
+			// The run's own error is the one to return; this one only
+			// means status will not show the run.
+			opts.log().Warn("cannot record the run", "err", ferr)
+		} else {
+			err = ferr
+		}
 	}
 	return run, err
 }
@@ -80,11 +85,16 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 
 func ingestOnce(ctx context.Context, w *index.Writer, opts Options, run *index.Run) error {
 	res, err := ingest.Run(ctx, w, opts.Ingest)
+	addIngest(run, res)
+	return err
+}
+
+// addIngest adds what an ingest did to a run.
+func addIngest(run *index.Run, res ingest.Result) {
 	run.Ingested += res.Ingested
 	run.Failed += res.Failed
 	run.Pruned += res.Pruned
 	run.Failures = append(run.Failures, res.Failures...)
-	return err
 }
 
 // Watch keeps the index in sync until ctx is done: a full reconcile first,
@@ -113,166 +123,20 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	st := &stateKeeper{w: w, state: index.WatchState{PID: os.Getpid(), Started: time.Now().UTC()}, wt: wt, log: log}
+	l := newWatchLoop(w, opts, wt)
+	defer l.retry.stop()
 	var wg sync.WaitGroup
 	werr := make(chan error, 1)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		werr <- wt.Run(ctx)
-	}()
-
-	// The ingest loop runs whenever poked; pokes while it runs coalesce
-	// into one more round. It reports each round's outcome on ingested.
-	poke := make(chan struct{}, 1)
-	ingested := make(chan error, 1)
-	retry := newRetrier(opts.RetryMin, opts.RetryMax)
-	defer retry.stop()
-	var runMu sync.Mutex
-	var current *runRecord
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-poke:
-			}
-			iopts := opts.Ingest
-			userProgress := iopts.Progress
-			iopts.Progress = func(p ingest.Progress) {
-				st.ingesting(ctx, p.Book)
-				if userProgress != nil {
-					userProgress(p)
-				}
-			}
-			res, err := ingest.Run(ctx, w, iopts)
-			st.ingesting(ctx, "")
-			runMu.Lock()
-			if current != nil {
-				current.run.Ingested += res.Ingested
-				current.run.Failed += res.Failed
-				current.run.Pruned += res.Pruned
-				current.run.Failures = append(current.run.Failures, res.Failures...)
-				current.finish(ctx, w)
-			}
-			runMu.Unlock()
-			if ctx.Err() != nil {
-				return
-			}
-			// Only the latest outcome matters to the loop.
-			select {
-			case <-ingested:
-			default:
-			}
-			ingested <- err
-		}
-	}()
-
-	// reconciled: the last reconcile passed, so a passing ingest round
-	// means the library is in sync again.
-	reconciled := true
-	fail := func(what string, err error) {
-		at := retry.failed()
-		log.Error(what+" failed; retrying", "err", err, "at", at.Format(time.TimeOnly))
-		st.failing(err, at)
-	}
-	var loopErr error
-	// halts reports whether err ends the loop rather than being retried.
-	halts := func(err error) bool {
-		if ctx.Err() != nil {
-			return true
-		}
-		if mustStop(err) {
-			loopErr = err
-			return true
-		}
-		return false
-	}
-loop:
-	for {
-		var b watcher.Batch
-		select {
-		case <-ctx.Done():
-			break loop
-		case err := <-werr:
-			loopErr = err
-			break loop
-		case err := <-ingested:
-			switch {
-			case err != nil && halts(err):
-				break loop
-			case err != nil:
-				fail("ingest", err)
-			case reconciled && retry.pending():
-				retry.passed()
-				log.Info("the watcher is in sync again")
-				st.failing(nil, time.Time{})
-			}
-			continue
-		case <-retry.due():
-			// A failed batch's changes are lost with it: look at
-			// everything again.
-			b = watcher.Batch{Rescan: true, Reason: "retry after an error"}
-		case nb, ok := <-wt.Batches():
-			if !ok {
-				break loop
-			}
-			b = nb
-		}
-		kind := "watch"
-		var scope []string
-		if b.Rescan {
-			kind, scope = "rescan", nil
-		} else {
-			scope = append(append(scope, b.Changed...), b.Removed...)
-		}
-		rec, err := startRecord(ctx, w, kind)
-		if err != nil {
-			if halts(err) {
-				break loop
-			}
-			reconciled = false
-			fail("recording the run", err)
-			continue
-		}
-		err = reconcileOnce(ctx, w, opts, scope, rec.run)
-		reconciled = err == nil
-		if err != nil {
-			if halts(err) {
-				break loop
-			}
-			fail("reconcile", err)
-			rec.run.Failures = append(rec.run.Failures, index.Failure{Path: "", Error: err.Error()})
-		}
-		if b.Rescan {
-			st.fullScan(ctx)
-		}
-		runMu.Lock()
-		if current != nil {
-			current.finish(ctx, w)
-		}
-		current = rec
-		runMu.Unlock()
-		st.publish(ctx)
-		select {
-		case poke <- struct{}{}:
-		default:
-		}
-	}
+	wg.Go(func() { werr <- wt.Run(ctx) })
+	wg.Go(func() { l.ing.run(ctx) })
+	err = l.run(ctx, werr)
 	cancel()
 	wg.Wait()
-	runMu.Lock()
-	if current != nil {
-		current.finish(ctx, w)
-	}
-	runMu.Unlock()
-	st.clear()
-	if errors.Is(loopErr, context.Canceled) {
+	l.close(ctx)
+	if errors.Is(err, context.Canceled) {
 		return nil
 	}
-	return loopErr
+	return err
 }
 
 // mustStop reports whether an error ends the watch rather than being
@@ -298,10 +162,14 @@ func startRecord(ctx context.Context, w *index.Writer, kind string) (*runRecord,
 	return r, nil
 }
 
-// finish records the run (again, with what ingest added since).
-func (r *runRecord) finish(ctx context.Context, w *index.Writer) {
+// finish records the run (again, with what ingest added since). A run that
+// cannot be recorded is logged and the watch goes on: the record only
+// serves status, which shows an older run meanwhile.
+func (r *runRecord) finish(ctx context.Context, w *index.Writer, log *slog.Logger) {
 	r.run.Finished = time.Now().UTC()
-	w.FinishRun(context.WithoutCancel(ctx), r.id, *r.run)
+	if err := w.FinishRun(context.WithoutCancel(ctx), r.id, *r.run); err != nil {
+		log.Warn("cannot record the run", "kind", r.run.Kind, "err", err)
+	}
 }
 
 // retrier schedules the retries of a failing watch loop with a delay that
@@ -362,8 +230,9 @@ func (r *retrier) stop() {
 	}
 }
 
-// stateKeeper publishes WatchState into the index, at most every second
-// for progress updates.
+// stateKeeper fills the WatchState that the index publishes, at most every
+// second for progress updates. The watch loop and the ingester both report
+// to it, hence its lock.
 type stateKeeper struct {
 	w   *index.Writer
 	wt  *watcher.Watcher
@@ -398,7 +267,7 @@ func (s *stateKeeper) failing(err error, retryAt time.Time) {
 	}
 }
 
-func (s *stateKeeper) fullScan(ctx context.Context) {
+func (s *stateKeeper) fullScan() {
 	s.mu.Lock()
 	s.state.LastFullScan = time.Now().UTC()
 	s.mu.Unlock()
@@ -412,17 +281,28 @@ func (s *stateKeeper) publish(ctx context.Context) {
 	s.state.Degraded = stats.Degraded
 	s.state.Updated = time.Now().UTC()
 	s.published = s.state.Updated
-	b, _ := json.Marshal(s.state)
+	state := s.state
 	s.mu.Unlock()
-	if ctx.Err() == nil {
-		s.w.SetMeta(ctx, index.WatchStateKey, string(b))
+	if ctx.Err() != nil {
+		return
+	}
+	if err := s.w.PublishWatchState(ctx, state); err != nil && ctx.Err() == nil {
+		// Status keeps showing the state published before. The index
+		// failing this write fails the loop's own writes as well, and
+		// those are reported and retried: this one is only worth a note.
+		s.log.Debug("cannot publish the watch state", "err", err)
 	}
 }
 
 // clear removes the state on a clean exit, so status does not show a
 // watcher that is gone.
 func (s *stateKeeper) clear() {
-	s.w.SetMeta(context.Background(), index.WatchStateKey, "")
+	if err := s.w.ClearWatchState(context.Background()); err != nil {
+		// Status shows a watch state only while its process holds the
+		// writer lock, and this one is about to let go of it (or has lost
+		// it to a takeover): a state left behind is never shown.
+		s.log.Debug("cannot clear the watch state", "err", err)
+	}
 }
 
 func baseName(p string) string {

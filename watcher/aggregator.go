@@ -177,7 +177,23 @@ func (a *aggregator) deadline() (time.Time, bool) { return a.next, a.hasNext }
 func (a *aggregator) flush() (Batch, bool) {
 	now := a.clk.Now()
 	a.hasNext = false
+	if !a.mayClose(now) {
+		a.reschedule(now)
+		return Batch{}, false
+	}
+	changed, removals, stillThere := a.look(now)
+	removed := a.confirmRemovals(now, removals, stillThere)
+	b := a.take(changed, removed)
+	a.reschedule(now)
+	if b.empty() {
+		return Batch{}, false
+	}
+	return b, true
+}
 
+// mayClose reports whether a batch may close at now: no path is young, or
+// a path or the rescan is due by maxDelay.
+func (a *aggregator) mayClose(now time.Time) bool {
 	blocked, due := false, false
 	for _, e := range a.pending {
 		if now.Before(e.first.Add(a.debounce)) {
@@ -188,16 +204,14 @@ func (a *aggregator) flush() (Batch, bool) {
 		}
 	}
 	rescanDue := a.rescan && !now.Before(a.rescanAt.Add(a.maxDelay))
-	if blocked && !due && !rescanDue {
-		a.reschedule(now)
-		return Batch{}, false
-	}
+	return !blocked || due || rescanDue
+}
 
-	var (
-		changed    []string
-		removals   []string // candidates, decided once every path was looked at
-		stillThere bool     // a path that exists is still settling
-	)
+// look examines the pending paths whose quiet window has ended. Settled
+// files are changed and no longer pending; paths that are gone are removal
+// candidates, decided once every path was looked at (see confirmRemovals).
+// stillThere: a path that exists is still settling.
+func (a *aggregator) look(now time.Time) (changed, removals []string, stillThere bool) {
 	for p, e := range a.pending {
 		isDue := !now.Before(e.first.Add(a.maxDelay))
 		if !isDue && now.Before(e.last.Add(a.debounce)) {
@@ -239,7 +253,15 @@ func (a *aggregator) flush() (Batch, bool) {
 			removals = append(removals, p)
 		}
 	}
+	return changed, removals, stillThere
+}
 
+// confirmRemovals hands on the removal candidates that may go now. They
+// wait while a path that exists is still settling, so that a delete and
+// the create it pairs with arrive together; maxDelay bounds the wait. A
+// removal below a root that is itself missing is no evidence: it asks for
+// a rescan instead.
+func (a *aggregator) confirmRemovals(now time.Time, removals []string, stillThere bool) []string {
 	var removed []string
 	present := map[string]bool{} // per root, looked up once per flush
 	for _, p := range removals {
@@ -264,31 +286,29 @@ func (a *aggregator) flush() (Batch, bool) {
 			removed = append(removed, p)
 		}
 	}
+	return removed
+}
 
-	b := Batch{}
+// take makes the batch of what was handed on: a rescan absorbs the rest,
+// else the sorted paths, with no changed file below a removed folder.
+func (a *aggregator) take(changed, removed []string) Batch {
 	if a.rescan {
-		b = Batch{Rescan: true, Reason: joinReasons(a.reasons...)}
+		b := Batch{Rescan: true, Reason: joinReasons(a.reasons...)}
 		a.rescan, a.reasons = false, nil
-	} else {
-		slices.Sort(changed)
-		slices.Sort(removed)
-		b.Removed = removed
-		if len(removed) > 0 {
-			// Guard the invariant for paths looked at a moment apart: a
-			// file below a folder that is gone is gone too.
-			gone := make(map[string]bool, len(removed))
-			for _, p := range removed {
-				gone[p] = true
-			}
-			changed = slices.DeleteFunc(changed, func(p string) bool { return hasAncestorIn(p, gone) })
+		return b
+	}
+	slices.Sort(changed)
+	slices.Sort(removed)
+	if len(removed) > 0 {
+		// Guard the invariant for paths looked at a moment apart: a
+		// file below a folder that is gone is gone too.
+		gone := make(map[string]bool, len(removed))
+		for _, p := range removed {
+			gone[p] = true
 		}
-		b.Changed = changed
+		changed = slices.DeleteFunc(changed, func(p string) bool { return hasAncestorIn(p, gone) })
 	}
-	a.reschedule(now)
-	if b.empty() {
-		return Batch{}, false
-	}
-	return b, true
+	return Batch{Changed: changed, Removed: removed}
 }
 
 func (a *aggregator) addReason(r string) bool {
