@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Defaults shared by the server-backed embedders.
@@ -170,7 +170,7 @@ func (b *batcher) request(ctx context.Context, texts []string) ([][]float32, err
 
 func (b *batcher) tooLongError(indexes []int, err error) error {
 	limit := b.limit
-	var re *remote.Error
+	var re *modelserver.Error
 	if errors.As(err, &re) && re.Limit > 0 {
 		limit = re.Limit
 	}

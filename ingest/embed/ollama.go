@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Ollama defaults.
@@ -57,7 +57,7 @@ type OllamaOptions struct {
 // Ollama embeds with a model served by Ollama (POST /api/embed). It is safe
 // for concurrent use.
 type Ollama struct {
-	c      *remote.Client
+	c      *modelserver.Client
 	model  string // as sent to the server
 	numCtx int    // sent as options.num_ctx; 0 to leave Ollama's
 	served
@@ -66,8 +66,8 @@ type Ollama struct {
 var _ Embedder = (*Ollama)(nil)
 
 // ollamaHints returns what the errors of a client for model say to do.
-func ollamaHints(model string) remote.Hints {
-	return remote.Hints{
+func ollamaHints(model string) modelserver.Hints {
+	return modelserver.Hints{
 		Unreachable:   "start it with 'ollama serve', or check [embedding] url",
 		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
 		NotFound:      "check [embedding] url (the embeddings API /api/embed needs Ollama 0.3.4 or later)",
@@ -96,7 +96,7 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	c, err := remote.New(remote.Options{
+	c, err := modelserver.New(modelserver.Options{
 		URL: o.URL, Server: "ollama", Timeout: o.Timeout, Retries: o.Retries,
 		Backoff: o.Backoff, MaxBackoff: o.MaxBackoff, HTTPClient: o.HTTPClient,
 		Logger: log, Hints: ollamaHints(o.Model),
@@ -104,19 +104,19 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 	if err != nil {
 		return nil, fmt.Errorf("[embedding] url: %w", err)
 	}
-	models, err := remote.OllamaTags(ctx, c)
+	models, err := modelserver.OllamaTags(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	m, ok := remote.FindOllamaModel(models, o.Model)
+	m, ok := modelserver.FindOllamaModel(models, o.Model)
 	if !ok {
 		msg := fmt.Sprintf("no model %q", o.Model)
-		if names := remote.OllamaNames(models); len(names) > 0 {
+		if names := modelserver.OllamaNames(models); len(names) > 0 {
 			msg += fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
 		}
-		return nil, remote.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
+		return nil, modelserver.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
 	}
-	show, err := remote.OllamaShow(ctx, c, m.Name)
+	show, err := modelserver.OllamaShow(ctx, c, m.Name)
 	switch {
 	case errors.Is(err, ErrModelNotFound) || ctx.Err() != nil:
 		return nil, err
@@ -126,7 +126,7 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 		log.Warn("ollama did not describe the model; its context length is unknown", "model", m.Name, "err", err)
 	}
 	if len(show.Capabilities) > 0 && !show.Has("embedding") {
-		return nil, remote.NewError(c, ErrNotEmbeddingModel,
+		return nil, modelserver.NewError(c, ErrNotEmbeddingModel,
 			fmt.Sprintf("%q is not an embedding model (it can: %s)", o.Model, strings.Join(show.Capabilities, ", ")),
 			"set [embedding] model to an embedding model, such as nomic-embed-text ('ollama pull nomic-embed-text')")
 	}
@@ -151,7 +151,7 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 	e.b.dim = len(vs[0])
 	e.info = Info{
 		Provider:      "ollama",
-		Model:         remote.DisplayOllamaName(m.Name),
+		Model:         modelserver.DisplayOllamaName(m.Name),
 		Dim:           e.b.dim,
 		Prefix:        e.pre.Scheme,
 		ContextLength: limit,
@@ -204,22 +204,22 @@ func parseOllamaEmbed(body []byte) ([][]float32, error) {
 // ErrUnreachable, at once; nothing is retried, so that `grimoire init` stays
 // quick.
 func Detect(ctx context.Context, url string) ([]string, error) {
-	c, err := remote.New(remote.Options{
+	c, err := modelserver.New(modelserver.Options{
 		URL: url, Server: "ollama", Timeout: 10 * time.Second, Retries: -1,
-		Hints: remote.Hints{Unreachable: "start it with 'ollama serve'"},
+		Hints: modelserver.Hints{Unreachable: "start it with 'ollama serve'"},
 	})
 	if err != nil {
 		return nil, err
 	}
-	models, err := remote.OllamaModels(ctx, c)
+	models, err := modelserver.OllamaModels(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	var out []remote.OllamaModel
+	var out []modelserver.OllamaModel
 	for _, m := range models {
-		if remote.IsEmbeddingModel(m) {
+		if modelserver.IsEmbeddingModel(m) {
 			out = append(out, m)
 		}
 	}
-	return remote.OllamaNames(out), nil
+	return modelserver.OllamaNames(out), nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // OpenAI-compatible defaults. llama.cpp's server listens on 8080 and serves
@@ -56,7 +56,7 @@ type OpenAIOptions struct {
 // OpenAI embeds with an OpenAI-compatible server (POST {url}/embeddings):
 // LM Studio, llama.cpp's server, vLLM, TEI. It is safe for concurrent use.
 type OpenAI struct {
-	c     *remote.Client
+	c     *modelserver.Client
 	model string
 	served
 }
@@ -89,10 +89,10 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 	if key := os.Getenv(o.APIKeyEnv); key != "" {
 		header.Set("Authorization", "Bearer "+key)
 	}
-	c, err := remote.New(remote.Options{
+	c, err := modelserver.New(modelserver.Options{
 		URL: o.URL, Server: "openai-compatible server", Timeout: o.Timeout, Retries: o.Retries,
 		Backoff: o.Backoff, MaxBackoff: o.MaxBackoff, HTTPClient: o.HTTPClient,
-		Logger: log, Header: header, Hints: remote.OpenAIHints("embedding", o.APIKeyEnv, nil),
+		Logger: log, Header: header, Hints: modelserver.OpenAIHints("embedding", o.APIKeyEnv, nil),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("[embedding] url: %w", err)
@@ -100,27 +100,27 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 	// The model list is for hints and the context length only: not every
 	// server has it, and llama.cpp and TEI embed with their one model
 	// whatever name they are sent.
-	models, err := remote.OpenAIModels(ctx, c)
+	models, err := modelserver.OpenAIModels(ctx, c)
 	if err != nil {
 		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrUnauthorized) || ctx.Err() != nil {
 			return nil, err
 		}
 		log.Debug("server does not list its models", "url", c.BaseURL(), "err", err)
 	}
-	ids := remote.OpenAIIDs(models)
+	ids := modelserver.OpenAIIDs(models)
 	if o.Model == "" {
 		if len(ids) != 1 {
 			msg := "no [embedding] model set"
 			if len(ids) > 1 {
 				msg += fmt.Sprintf(" and the server has several (%s)", strings.Join(ids, ", "))
 			}
-			return nil, remote.NewError(c, nil, msg, "set [embedding] model")
+			return nil, modelserver.NewError(c, nil, msg, "set [embedding] model")
 		}
 		o.Model = ids[0]
 	}
-	c = c.WithHints(remote.OpenAIHints("embedding", o.APIKeyEnv, ids))
+	c = c.WithHints(modelserver.OpenAIHints("embedding", o.APIKeyEnv, ids))
 	limit := o.ContextLength
-	if m, ok := remote.FindOpenAIModel(models, o.Model); ok && limit <= 0 {
+	if m, ok := modelserver.FindOpenAIModel(models, o.Model); ok && limit <= 0 {
 		limit = m.MaxModelLen
 	}
 	e := &OpenAI{c: c, model: o.Model, served: served{pre: resolvePrefixes(o.Model, o.Prefixes)}}

@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Model is a chat model. Implementations are safe for concurrent use.
@@ -41,14 +41,14 @@ type Info struct {
 // ErrEmptyReply mean that no request will succeed until the user acts.
 var (
 	// ErrUnreachable: nothing answers at the configured URL.
-	ErrUnreachable = remote.ErrUnreachable
+	ErrUnreachable = modelserver.ErrUnreachable
 	// ErrModelNotFound: the server does not have the model. The error says
 	// how to get it; nothing is ever downloaded by grimoire.
-	ErrModelNotFound = remote.ErrModelNotFound
+	ErrModelNotFound = modelserver.ErrModelNotFound
 	// ErrUnauthorized: the server refused the API key, or wants one.
-	ErrUnauthorized = remote.ErrUnauthorized
+	ErrUnauthorized = modelserver.ErrUnauthorized
 	// ErrTooLong: the prompt does not fit the model's context.
-	ErrTooLong = remote.ErrTooLong
+	ErrTooLong = modelserver.ErrTooLong
 	// ErrNotChatModel: the configured model only embeds.
 	ErrNotChatModel = errors.New("not a chat model")
 	// ErrEmptyReply: the model answered nothing usable.
@@ -81,11 +81,11 @@ func (t transport) logger() *slog.Logger {
 	return t.Logger
 }
 
-func (t transport) options(url, server string, h remote.Hints, header http.Header) remote.Options {
+func (t transport) options(url, server string, h modelserver.Hints, header http.Header) modelserver.Options {
 	if t.Timeout <= 0 {
 		t.Timeout = DefaultTimeout
 	}
-	return remote.Options{
+	return modelserver.Options{
 		URL: url, Server: server, Timeout: t.Timeout, Retries: t.Retries,
 		Backoff: t.Backoff, MaxBackoff: t.MaxBackoff, HTTPClient: t.HTTPClient,
 		Logger: t.logger(), Hints: h, Header: header,

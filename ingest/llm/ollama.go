@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Ollama defaults.
@@ -60,7 +60,7 @@ type OllamaOptions struct {
 // Ollama is a chat model served by Ollama (POST /api/chat). It is safe for
 // concurrent use.
 type Ollama struct {
-	c         *remote.Client
+	c         *modelserver.Client
 	model     string
 	numCtx    int
 	maxTokens int
@@ -71,8 +71,8 @@ type Ollama struct {
 
 var _ Model = (*Ollama)(nil)
 
-func ollamaHints(model string) remote.Hints {
-	return remote.Hints{
+func ollamaHints(model string) modelserver.Hints {
+	return modelserver.Hints{
 		Unreachable:   "start it with 'ollama serve', or check [context] url",
 		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
 		NotFound:      "check [context] url",
@@ -97,23 +97,23 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 		o.MaxTokens = DefaultMaxTokens
 	}
 	t := transport{o.Timeout, o.Retries, o.Backoff, o.MaxBackoff, o.HTTPClient, o.Logger}
-	c, err := remote.New(t.options(o.URL, "ollama", ollamaHints(o.Model), nil))
+	c, err := modelserver.New(t.options(o.URL, "ollama", ollamaHints(o.Model), nil))
 	if err != nil {
 		return nil, fmt.Errorf("[context] url: %w", err)
 	}
-	models, err := remote.OllamaTags(ctx, c)
+	models, err := modelserver.OllamaTags(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	m, ok := remote.FindOllamaModel(models, o.Model)
+	m, ok := modelserver.FindOllamaModel(models, o.Model)
 	if !ok {
 		msg := fmt.Sprintf("no model %q", o.Model)
-		if names := remote.OllamaNames(models); len(names) > 0 {
+		if names := modelserver.OllamaNames(models); len(names) > 0 {
 			msg += fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
 		}
-		return nil, remote.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
+		return nil, modelserver.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
 	}
-	show, err := remote.OllamaShow(ctx, c, m.Name)
+	show, err := modelserver.OllamaShow(ctx, c, m.Name)
 	switch {
 	case errors.Is(err, ErrModelNotFound) || ctx.Err() != nil:
 		return nil, err
@@ -121,7 +121,7 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 		t.logger().Warn("ollama did not describe the model", "model", m.Name, "err", err)
 	}
 	if len(show.Capabilities) > 0 && !show.Has("completion") {
-		return nil, remote.NewError(c, ErrNotChatModel,
+		return nil, modelserver.NewError(c, ErrNotChatModel,
 			fmt.Sprintf("%q is not a chat model (it can: %s)", o.Model, strings.Join(show.Capabilities, ", ")),
 			fmt.Sprintf("set [context] model to a chat model, such as %s ('ollama pull %s')", DefaultOllamaModel, DefaultOllamaModel))
 	}
@@ -132,7 +132,7 @@ func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
 	return &Ollama{
 		c: c, model: m.Name, numCtx: numCtx, maxTokens: min(o.MaxTokens, numCtx/2),
 		think: o.Think, log: t.logger(),
-		info: Info{Provider: "ollama", Model: remote.DisplayOllamaName(m.Name), ContextLength: numCtx},
+		info: Info{Provider: "ollama", Model: modelserver.DisplayOllamaName(m.Name), ContextLength: numCtx},
 	}, nil
 }
 
@@ -166,7 +166,7 @@ func (m *Ollama) Complete(ctx context.Context, system, user string) (string, err
 		return "", err
 	}
 	if r.promptTokens > 0 && r.promptTokens+m.maxTokens >= m.numCtx {
-		return "", remote.NewError(m.c, ErrTooLong,
+		return "", modelserver.NewError(m.c, ErrTooLong,
 			fmt.Sprintf("the prompt (%d tokens) leaves no room for a reply of %d in a context of %d", r.promptTokens, m.maxTokens, m.numCtx),
 			"shorten the input")
 	}
@@ -230,22 +230,22 @@ func parseOllamaChat(body []byte) (ollamaReply, error) {
 // that are not embedding models by family or name. An unreachable server is
 // ErrUnreachable, at once.
 func Detect(ctx context.Context, url string) ([]string, error) {
-	c, err := remote.New(remote.Options{
+	c, err := modelserver.New(modelserver.Options{
 		URL: url, Server: "ollama", Timeout: 10 * time.Second, Retries: -1,
-		Hints: remote.Hints{Unreachable: "start it with 'ollama serve'"},
+		Hints: modelserver.Hints{Unreachable: "start it with 'ollama serve'"},
 	})
 	if err != nil {
 		return nil, err
 	}
-	models, err := remote.OllamaModels(ctx, c)
+	models, err := modelserver.OllamaModels(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	var out []remote.OllamaModel
+	var out []modelserver.OllamaModel
 	for _, m := range models {
-		if remote.IsChatModel(m) {
+		if modelserver.IsChatModel(m) {
 			out = append(out, m)
 		}
 	}
-	return remote.OllamaNames(out), nil
+	return modelserver.OllamaNames(out), nil
 }

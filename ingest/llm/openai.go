@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // OpenAI-compatible defaults: llama.cpp's server (LM Studio is at
@@ -55,7 +55,7 @@ type OpenAIOptions struct {
 // OpenAI is a chat model behind an OpenAI-compatible server (POST
 // {url}/chat/completions). It is safe for concurrent use.
 type OpenAI struct {
-	c         *remote.Client
+	c         *modelserver.Client
 	model     string
 	maxTokens int
 	log       *slog.Logger
@@ -84,31 +84,31 @@ func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
 		header.Set("Authorization", "Bearer "+key)
 	}
 	t := transport{o.Timeout, o.Retries, o.Backoff, o.MaxBackoff, o.HTTPClient, o.Logger}
-	c, err := remote.New(t.options(o.URL, "openai-compatible server", remote.OpenAIHints("context", o.APIKeyEnv, nil), header))
+	c, err := modelserver.New(t.options(o.URL, "openai-compatible server", modelserver.OpenAIHints("context", o.APIKeyEnv, nil), header))
 	if err != nil {
 		return nil, fmt.Errorf("[context] url: %w", err)
 	}
-	models, err := remote.OpenAIModels(ctx, c)
+	models, err := modelserver.OpenAIModels(ctx, c)
 	if err != nil {
 		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrUnauthorized) || ctx.Err() != nil {
 			return nil, err
 		}
 		t.logger().Debug("server does not list its models", "url", c.BaseURL(), "err", err)
 	}
-	ids := remote.OpenAIIDs(models)
+	ids := modelserver.OpenAIIDs(models)
 	if o.Model == "" {
 		if len(ids) != 1 {
 			msg := "no [context] model set"
 			if len(ids) > 1 {
 				msg += fmt.Sprintf(" and the server has several (%s)", strings.Join(ids, ", "))
 			}
-			return nil, remote.NewError(c, nil, msg, "set [context] model")
+			return nil, modelserver.NewError(c, nil, msg, "set [context] model")
 		}
 		o.Model = ids[0]
 	}
-	c = c.WithHints(remote.OpenAIHints("context", o.APIKeyEnv, ids))
+	c = c.WithHints(modelserver.OpenAIHints("context", o.APIKeyEnv, ids))
 	m := &OpenAI{c: c, model: o.Model, maxTokens: o.MaxTokens, log: t.logger()}
-	listed, ok := remote.FindOpenAIModel(models, o.Model)
+	listed, ok := modelserver.FindOpenAIModel(models, o.Model)
 	m.info = Info{Provider: "openai", Model: o.Model, ContextLength: o.ContextLength}
 	if m.info.ContextLength <= 0 {
 		m.info.ContextLength = listed.MaxModelLen
@@ -222,7 +222,7 @@ func parseOpenAISSE(body []byte) (openAIReply, error) {
 			return r, fmt.Errorf("malformed /chat/completions event: %w", err)
 		}
 		if len(v.Error) > 0 && string(v.Error) != "null" {
-			msg, _ := remote.ParseErrorBody([]byte(data))
+			msg, _ := modelserver.ParseErrorBody([]byte(data))
 			return r, fmt.Errorf("server: %s", msg)
 		}
 		n++

@@ -1,8 +1,8 @@
-// Package remote speaks HTTP and JSON to the model servers grimoire can use
-// (Ollama and OpenAI-compatible servers): one request with a timeout per
+// Package modelserver speaks HTTP and JSON to the model servers grimoire can
+// use (Ollama and OpenAI-compatible servers): one request with a timeout per
 // attempt, retries with backoff on transient failures, and errors that name
 // the URL and say what to do. The embedding and chat providers are built on it.
-package remote
+package modelserver
 
 import (
 	"bytes"
