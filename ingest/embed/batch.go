@@ -208,6 +208,18 @@ type served struct {
 	info Info
 }
 
+// probe starts the batcher and embeds a probe text, which checks that model
+// embeds and learns the length of its vectors.
+func (e *served) probe(ctx context.Context, size, limit int, model string, send requestFunc) error {
+	e.b = batcher{size: size, limit: limit, send: send}
+	vs, err := e.b.embed(ctx, []string{"grimoire"}, e.pre.Document)
+	if err != nil {
+		return fmt.Errorf("probe embedding with %s: %w", model, err)
+	}
+	e.b.dim = len(vs[0])
+	return nil
+}
+
 // Info implements Embedder. For Ollama, Model is the name without
 // ":latest", so that "nomic-embed-text" and "nomic-embed-text:latest" stamp
 // the same.
