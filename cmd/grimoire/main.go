@@ -16,7 +16,6 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
@@ -83,13 +82,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitInvalid
-	}
-	// A model server that is not there, or lacks the model, is a matter of
-	// configuration.
-	for _, target := range []error{embed.ErrUnreachable, embed.ErrModelNotFound, embed.ErrUnauthorized, embed.ErrNotEmbeddingModel, llm.ErrNotChatModel} {
-		if errors.Is(err, target) {
-			return exitInvalid
-		}
 	}
 	switch index.CodeOf(err) {
 	case index.Invalid:
