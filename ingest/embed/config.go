@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
@@ -65,11 +64,7 @@ type Config struct {
 // Validate reports whether c names a provider of this package, as an
 // index.Invalid error.
 func (c Config) Validate() error {
-	switch c.Provider {
-	case ProviderBuiltin, ProviderOllama, ProviderOpenAI:
-		return nil
-	}
-	return index.Errorf(index.Invalid, "[embedding] provider = %q: want \"builtin\", \"ollama\" or \"openai\"", c.Provider)
+	return modelserver.CheckProvider(section, c.Provider, ProviderBuiltin, ProviderOllama, ProviderOpenAI)
 }
 
 // Name names the model c configures, "provider/model", without connecting
@@ -112,9 +107,10 @@ func New(ctx context.Context, c Config, log *slog.Logger) (Embedder, error) {
 	return e, nil
 }
 
-// options are the client options of a server-backed provider.
-func (c Config) options(log *slog.Logger, h modelserver.Hints) modelserver.Options {
-	return modelserver.Options{URL: c.URL, Transport: c.Transport.WithTimeout(DefaultTimeout), Hints: h, Logger: log}
+// options are the client options of a server-backed provider; the
+// server's kind sets the rest.
+func (c Config) options(log *slog.Logger) modelserver.Options {
+	return modelserver.Options{URL: c.URL, Transport: c.Transport.WithTimeout(DefaultTimeout), Logger: log}
 }
 
 func (c Config) batchSize() int {

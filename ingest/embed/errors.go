@@ -20,7 +20,7 @@ var (
 	// ErrUnauthorized: the server refused the API key, or wants one.
 	ErrUnauthorized = modelserver.ErrUnauthorized
 	// ErrNotEmbeddingModel: the configured model is a chat model.
-	ErrNotEmbeddingModel = index.Errorf(index.Invalid, "not an embedding model")
+	ErrNotEmbeddingModel error = index.Errorf(index.Invalid, "not an embedding model")
 	// ErrTooLong: a text is longer than the model's context. The error is a
 	// *TooLongError naming the texts; split them and embed again.
 	ErrTooLong = modelserver.ErrTooLong

@@ -43,9 +43,10 @@ func newOllama(ctx context.Context, cfg Config, log *slog.Logger) (*Ollama, erro
 	if model == "" {
 		model = DefaultOllamaModel
 	}
-	hints := modelserver.OllamaHints(section, model)
-	hints.NotFound += " (the embeddings API /api/embed needs Ollama 0.3.4 or later)"
-	c, m, err := modelserver.ConnectOllama(ctx, section, model, cfg.options(log, hints))
+	o := cfg.options(log)
+	o.Hints = modelserver.OllamaHints(section, model)
+	o.Hints.NotFound += " (the embeddings API /api/embed needs Ollama 0.3.4 or later)"
+	c, m, err := modelserver.ConnectOllama(ctx, section, model, o)
 	if err != nil {
 		return nil, err
 	}

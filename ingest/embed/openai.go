@@ -34,7 +34,7 @@ var _ Embedder = (*OpenAI)(nil)
 // with ErrUnreachable, a model the server does not have with
 // ErrModelNotFound.
 func newOpenAI(ctx context.Context, cfg Config, log *slog.Logger) (*OpenAI, error) {
-	c, m, _, err := modelserver.ConnectOpenAI(ctx, section, strings.TrimSpace(cfg.Model), cfg.APIKeyEnv, cfg.options(log, modelserver.Hints{}))
+	c, m, _, err := modelserver.ConnectOpenAI(ctx, section, strings.TrimSpace(cfg.Model), cfg.APIKeyEnv, cfg.options(log))
 	if err != nil {
 		return nil, err
 	}

@@ -67,11 +67,7 @@ type Config struct {
 // Validate reports whether c names a provider of this package, as an
 // index.Invalid error.
 func (c Config) Validate() error {
-	switch c.Provider {
-	case ProviderNone, ProviderOllama, ProviderOpenAI:
-		return nil
-	}
-	return index.Errorf(index.Invalid, "[context] provider = %q: want \"none\", \"ollama\" or \"openai\"", c.Provider)
+	return modelserver.CheckProvider(section, c.Provider, ProviderNone, ProviderOllama, ProviderOpenAI)
 }
 
 // New returns the contextualizer c configures, or nil for ProviderNone. Its
@@ -105,9 +101,10 @@ func (c Contextualizer) Stamp() index.ContextStamp {
 	return index.ContextStamp{Provider: i.Provider, Model: i.Model, Prompt: PromptVersion}
 }
 
-// options are the client options of a provider.
-func (c Config) options(log *slog.Logger, h modelserver.Hints) modelserver.Options {
-	return modelserver.Options{URL: c.URL, Transport: c.Transport.WithTimeout(DefaultTimeout), Hints: h, Logger: log}
+// options are the client options of a server-backed provider; the
+// server's kind sets the rest.
+func (c Config) options(log *slog.Logger) modelserver.Options {
+	return modelserver.Options{URL: c.URL, Transport: c.Transport.WithTimeout(DefaultTimeout), Logger: log}
 }
 
 func (c Config) maxTokens() int {

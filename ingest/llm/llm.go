@@ -50,7 +50,7 @@ var (
 	// ErrTooLong: the prompt does not fit the model's context.
 	ErrTooLong = modelserver.ErrTooLong
 	// ErrNotChatModel: the configured model only embeds.
-	ErrNotChatModel = index.Errorf(index.Invalid, "not a chat model")
+	ErrNotChatModel error = index.Errorf(index.Invalid, "not a chat model")
 	// ErrEmptyReply: the model answered nothing usable.
 	ErrEmptyReply = errors.New("the model's reply was empty")
 )

@@ -50,7 +50,9 @@ func newOllama(ctx context.Context, cfg Config, log *slog.Logger) (*Ollama, erro
 	if model == "" {
 		model = DefaultOllamaModel
 	}
-	c, m, err := modelserver.ConnectOllama(ctx, section, model, cfg.options(log, modelserver.OllamaHints(section, model)))
+	o := cfg.options(log)
+	o.Hints = modelserver.OllamaHints(section, model)
+	c, m, err := modelserver.ConnectOllama(ctx, section, model, o)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +68,8 @@ func newOllama(ctx context.Context, cfg Config, log *slog.Logger) (*Ollama, erro
 	if m.ContextLength > 0 {
 		numCtx = min(numCtx, m.ContextLength)
 	}
-	maxTokens := cfg.maxTokens()
 	return &Ollama{
-		c: c, model: m.Name, numCtx: numCtx, maxTokens: min(maxTokens, numCtx/2),
+		c: c, model: m.Name, numCtx: numCtx, maxTokens: min(cfg.maxTokens(), numCtx/2),
 		think: cfg.Think, log: logger(log),
 		info: Info{Provider: ProviderOllama, Model: modelserver.DisplayOllamaName(m.Name), ContextLength: numCtx},
 	}, nil

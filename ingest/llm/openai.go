@@ -38,7 +38,7 @@ var _ Model = (*OpenAI)(nil)
 // their own names), a one-token completion tells whether it has it. An
 // unreachable server fails at once with ErrUnreachable.
 func newOpenAI(ctx context.Context, cfg Config, log *slog.Logger) (*OpenAI, error) {
-	c, listed, ok, err := modelserver.ConnectOpenAI(ctx, section, strings.TrimSpace(cfg.Model), cfg.APIKeyEnv, cfg.options(log, modelserver.Hints{}))
+	c, listed, ok, err := modelserver.ConnectOpenAI(ctx, section, strings.TrimSpace(cfg.Model), cfg.APIKeyEnv, cfg.options(log))
 	if err != nil {
 		return nil, err
 	}

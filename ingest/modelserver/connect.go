@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/grimoire-search/grimoire/index"
 )
 
 // Where the servers are looked for when the configuration does not say.
@@ -20,24 +24,32 @@ const (
 	DefaultOpenAIAPIKeyEnv = "OPENAI_API_KEY"
 )
 
-// OllamaHints says what to do about an Ollama server's errors; section
-// names the configuration section ("embedding", "context") and model the
-// model to pull.
-func OllamaHints(section, model string) Hints {
-	return Hints{
-		Unreachable:   fmt.Sprintf("start it with 'ollama serve', or check [%s] url", section),
-		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
-		NotFound:      fmt.Sprintf("check [%s] url", section),
+// CheckProvider returns nil when provider is one of known, else an
+// index.Invalid error that names the configuration section and the
+// choices: `[embedding] provider = "x": want "builtin", "ollama" or "openai"`.
+func CheckProvider(section, provider string, known ...string) error {
+	if slices.Contains(known, provider) {
+		return nil
 	}
+	q := make([]string, len(known))
+	for i, k := range known {
+		q[i] = strconv.Quote(k)
+	}
+	want := strings.Join(q, ", ")
+	if n := len(q); n > 1 {
+		want = strings.Join(q[:n-1], ", ") + " or " + q[n-1]
+	}
+	return index.Errorf(index.Invalid, "[%s] provider = %q: want %s", section, provider, want)
 }
 
 // ConnectOllama returns a client for the Ollama server at o.URL (default
 // DefaultOllamaURL) and the model named model, as the server lists it and
-// /api/show describes it. Errors name the configuration section. Nothing
-// answering fails at once with ErrUnreachable; a model the server lacks
-// fails with ErrModelNotFound, naming the models it has and, in o.Hints,
-// how to pull it. A server that cannot describe the model is logged, and
-// the model returned as listed: its capabilities and context are unknown.
+// /api/show describes it. Errors name the configuration section and give
+// o.Hints (OllamaHints, usually). Nothing answering fails at once with
+// ErrUnreachable; a model the server lacks fails with ErrModelNotFound,
+// naming the models it has. A server that cannot describe the model is
+// logged, and the model returned as listed: its capabilities and context
+// are unknown.
 func ConnectOllama(ctx context.Context, section, model string, o Options) (*Client, OllamaModel, error) {
 	if o.URL == "" {
 		o.URL = DefaultOllamaURL
@@ -76,9 +88,10 @@ func ConnectOllama(ctx context.Context, section, model string, o Options) (*Clie
 // model to use: model, or when it is empty the one model the server lists.
 // listed says whether the server lists it; the list is for hints and the
 // context length only, since not every server has it, and llama.cpp and TEI
-// serve their one model whatever name they are sent. Errors name the
-// configuration section; nothing answering fails at once with
-// ErrUnreachable, a refused key with ErrUnauthorized.
+// serve their one model whatever name they are sent. The client's hints
+// (OpenAIHints) and header are set here. Errors name the configuration
+// section; nothing answering fails at once with ErrUnreachable, a refused
+// key with ErrUnauthorized.
 func ConnectOpenAI(ctx context.Context, section, model, keyEnv string, o Options) (c *Client, m OpenAIModel, listed bool, err error) {
 	if o.URL == "" {
 		o.URL = DefaultOpenAIURL

@@ -16,20 +16,20 @@ import (
 // Kinds of failure a caller acts on; match them with errors.Is. Those that
 // only the user can fix, by starting the server, pulling the model or
 // setting the key, are index.Invalid, like any other mistake in the
-// configuration: index.CodeOf finds the code through every *Error of the
-// kind, which is how the CLI's exit status and MCP's tool errors are chosen.
+// configuration. An *Error unwraps to its kind, so index.CodeOf finds the
+// code, which chooses the CLI's exit status and MCP's tool errors.
 var (
 	// ErrUnreachable: nothing answers at the server's URL. It is not retried
 	// when it happens before the server has ever answered.
-	ErrUnreachable = index.Errorf(index.Invalid, "model server not reachable")
+	ErrUnreachable error = index.Errorf(index.Invalid, "model server not reachable")
 	// ErrModelNotFound: the server does not have the model.
-	ErrModelNotFound = index.Errorf(index.Invalid, "model not found")
+	ErrModelNotFound error = index.Errorf(index.Invalid, "model not found")
 	// ErrTooLong: an input is longer than the model's context. The server
 	// refused it rather than cutting it. It has no code: it concerns one
 	// text, which the caller splits or skips.
 	ErrTooLong = errors.New("input longer than the model's context")
 	// ErrUnauthorized: the server wants an API key, or another one.
-	ErrUnauthorized = index.Errorf(index.Invalid, "not authorized")
+	ErrUnauthorized error = index.Errorf(index.Invalid, "not authorized")
 )
 
 // Error is a request that failed, with what the server said and what to do.

@@ -157,3 +157,28 @@ func TestErrorCodes(t *testing.T) {
 		t.Errorf("closed port: %v (code %v)", err, index.CodeOf(err))
 	}
 }
+
+func TestCheckProvider(t *testing.T) {
+	tests := []struct {
+		provider string
+		known    []string
+		want     string
+	}{
+		{"ollama", []string{"none", "ollama", "openai"}, ""},
+		{"", []string{"builtin", "ollama", "openai"}, `[embedding] provider = "": want "builtin", "ollama" or "openai"`},
+		{"x", []string{"a", "b"}, `[embedding] provider = "x": want "a" or "b"`},
+		{"x", []string{"a"}, `[embedding] provider = "x": want "a"`},
+	}
+	for _, tc := range tests {
+		err := CheckProvider("embedding", tc.provider, tc.known...)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.provider, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tc.want || index.CodeOf(err) != index.Invalid {
+			t.Errorf("%q among %q: %v, want %s (Invalid)", tc.provider, tc.known, err, tc.want)
+		}
+	}
+}
