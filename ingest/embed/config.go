@@ -69,8 +69,8 @@ func (c Config) Validate() error {
 
 // Name names the model c configures, "provider/model", without connecting
 // to its server, so that it can be shown while the server is down. An
-// OpenAI-compatible server's model is the server's choice until it is set,
-// and is then left blank.
+// OpenAI-compatible server's model, when not set, is the server's to
+// choose, and is left blank: "openai/".
 func (c Config) Name() string {
 	switch c.Provider {
 	case ProviderBuiltin:
