@@ -109,9 +109,10 @@ func result(v any, text string) *mcpgo.CallToolResult {
 	return mcpgo.NewToolResultStructured(v, text)
 }
 
-// toolError turns an error into a tool error the model can act on. Input
-// problems keep their message and hint; internal failures say so without
-// internals.
+// toolError turns an error into a tool error the model can act on. What
+// the user can fix (the input, a missing book, another writer, a model
+// server that is down or lacks the model) keeps its message and hint, by
+// the same codes as the CLI's exit status; internal failures say so.
 func (s *Server) toolError(op string, err error) *mcpgo.CallToolResult {
 	err = index.ExplainDamage(err, s.lib.DB.Path())
 	switch index.CodeOf(err) {

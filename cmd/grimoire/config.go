@@ -301,15 +301,11 @@ func (c *Config) resolve(base string) error {
 	default:
 		return index.Errorf(index.Invalid, "[retrieval] fusion = %q: want \"auto\", \"rrf\" or \"rerank\"", c.Retrieval.Fusion)
 	}
-	switch c.Embedding.Provider {
-	case "builtin", "ollama", "openai":
-	default:
-		return index.Errorf(index.Invalid, "[embedding] provider = %q: want \"builtin\", \"ollama\" or \"openai\"", c.Embedding.Provider)
+	if err := c.embedConfig().Validate(); err != nil {
+		return err
 	}
-	switch c.Context.Provider {
-	case "none", "ollama", "openai":
-	default:
-		return index.Errorf(index.Invalid, "[context] provider = %q: want \"none\", \"ollama\" or \"openai\"", c.Context.Provider)
+	if err := c.llmConfig().Validate(); err != nil {
+		return err
 	}
 	if c.Context.Concurrency < 1 || c.Context.Concurrency > 64 {
 		return index.Errorf(index.Invalid, "[context] concurrency = %d: want 1 to 64", c.Context.Concurrency)

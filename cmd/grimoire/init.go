@@ -193,7 +193,7 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 			if ask {
 				m = a.choose(in, "embedding model", models, m)
 			}
-			v.EmbeddingProvider, v.EmbeddingModel = "ollama", m
+			v.EmbeddingProvider, v.EmbeddingModel = embed.ProviderOllama, m
 			if ollamaURL != embed.DefaultOllamaURL {
 				v.EmbeddingURL = ollamaURL
 			}
@@ -204,7 +204,7 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 			// Contexts cost seconds of a laptop's CPU per chunk: only on
 			// the user's word.
 			if ask && a.confirm(in, fmt.Sprintf("Write Contextual Retrieval contexts with %s? Better search, but a few seconds per chunk on a laptop [y/N] ", m)) {
-				v.ContextProvider, v.ContextModel = "ollama", a.choose(in, "chat model", chats, m)
+				v.ContextProvider, v.ContextModel = llm.ProviderOllama, a.choose(in, "chat model", chats, m)
 				if ollamaURL != embed.DefaultOllamaURL {
 					v.ContextURL = ollamaURL
 				}

@@ -17,7 +17,6 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/llm"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -86,13 +85,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ue usageError
 	if errors.As(err, &ue) {
 		return exitInvalid
-	}
-	// A model server that is not there, or lacks the model, is a matter of
-	// configuration.
-	for _, target := range []error{embed.ErrUnreachable, embed.ErrModelNotFound, embed.ErrUnauthorized, embed.ErrNotEmbeddingModel, llm.ErrNotChatModel} {
-		if errors.Is(err, target) {
-			return exitInvalid
-		}
 	}
 	switch index.CodeOf(err) {
 	case index.Invalid:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/syncer"
 )
 
@@ -107,7 +108,7 @@ func (a *app) printRebuild(v rebuildView) {
 	fmt.Fprintf(w, "kept from it: the context of %d chunks and the vector of %d, %d section summaries, %d exclusions\n",
 		v.ContextsReused, v.VectorsReused, v.SummariesReused, v.Exclusions)
 	fmt.Fprintf(w, "asked of the models: %d vectors", v.Chunks-v.VectorsReused)
-	if a.cfg.Context.Provider != "none" {
+	if a.cfg.Context.Provider != llm.ProviderNone {
 		fmt.Fprintf(w, ", %d contexts", v.Chunks-v.ContextsReused)
 	}
 	fmt.Fprintln(w)

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -38,7 +37,7 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if index.CodeOf(err) == index.NotFound {
 		// No index yet is a state, not an error.
-		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, EmbeddingModel: a.configuredModel()}, nil
+		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
 	}
 	if err != nil {
 		return retrieve.StatusView{}, err
@@ -50,24 +49,9 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 		return v, err
 	}
 	if v.EmbeddingModel == "" {
-		v.EmbeddingModel = a.configuredModel()
+		v.EmbeddingModel = a.cfg.embedConfig().Name()
 	}
 	return v, nil
-}
-
-// configuredModel names the configured embedding model without
-// connecting to its server: status must answer when the server is down.
-func (a *app) configuredModel() string {
-	e := a.cfg.Embedding
-	switch e.Provider {
-	case "builtin":
-		return "builtin/" + embed.NewBuiltin().Info().Model
-	case "ollama":
-		if e.Model == "" {
-			return "ollama/" + embed.DefaultOllamaModel
-		}
-	}
-	return e.Provider + "/" + e.Model
 }
 
 func (a *app) printStatus(v retrieve.StatusView) {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"golang.org/x/term"
@@ -21,50 +20,24 @@ import (
 // embedder returns the configured embedding model, connecting to its
 // server once per process.
 func (a *app) embedder(ctx context.Context) (embed.Embedder, error) {
-	if a.emb != nil {
-		return a.emb, nil
+	if a.emb == nil {
+		emb, err := embed.New(ctx, a.cfg.embedConfig(), a.log)
+		if err != nil {
+			return nil, err
+		}
+		a.emb = emb
 	}
-	e := a.cfg.Embedding
-	var prefixes *embed.Prefixes
-	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
-		prefixes = &embed.Prefixes{Query: e.QueryPrefix, Document: e.DocumentPrefix}
-	}
-	var emb embed.Embedder
-	var err error
-	switch e.Provider {
-	case "ollama":
-		emb, err = embed.NewOllama(ctx, embed.OllamaOptions{URL: e.URL, Model: e.Model, Prefixes: prefixes, Logger: a.log})
-	case "openai":
-		emb, err = embed.NewOpenAI(ctx, embed.OpenAIOptions{URL: e.URL, Model: e.Model, APIKeyEnv: e.APIKeyEnv, Prefixes: prefixes, Logger: a.log})
-	default:
-		emb = embed.NewBuiltin()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("[embedding] %s: %w", e.Provider, err)
-	}
-	a.emb = emb
-	return emb, nil
+	return a.emb, nil
 }
 
 // contextualizer returns the configured language model for Contextual
-// Retrieval, or nil when [context] provider is "none".
+// Retrieval and its stamp, or nil when [context] provider is "none".
 func (a *app) contextualizer(ctx context.Context) (*llm.Contextualizer, index.ContextStamp, error) {
-	c := a.cfg.Context
-	var m llm.Model
-	var err error
-	switch c.Provider {
-	case "ollama":
-		m, err = llm.NewOllama(ctx, llm.OllamaOptions{URL: c.URL, Model: c.Model, Logger: a.log})
-	case "openai":
-		m, err = llm.NewOpenAI(ctx, llm.OpenAIOptions{URL: c.URL, Model: c.Model, APIKeyEnv: c.APIKeyEnv, Logger: a.log})
-	default:
-		return nil, index.ContextStamp{}, nil
+	c, err := llm.New(ctx, a.cfg.llmConfig(), a.log)
+	if c == nil || err != nil {
+		return nil, index.ContextStamp{}, err
 	}
-	if err != nil {
-		return nil, index.ContextStamp{}, fmt.Errorf("[context] %s: %w", c.Provider, err)
-	}
-	info := m.Info()
-	return &llm.Contextualizer{Model: m}, index.ContextStamp{Provider: info.Provider, Model: info.Model, Prompt: llm.PromptVersion}, nil
+	return c, c.Stamp(), nil
 }
 
 // openWriter takes the index's writer lock; command names this process for

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Defaults shared by the server-backed embedders.
@@ -170,7 +170,7 @@ func (b *batcher) request(ctx context.Context, texts []string) ([][]float32, err
 
 func (b *batcher) tooLongError(indexes []int, err error) error {
 	limit := b.limit
-	var re *remote.Error
+	var re *modelserver.Error
 	if errors.As(err, &re) && re.Limit > 0 {
 		limit = re.Limit
 	}
@@ -206,6 +206,18 @@ type served struct {
 	pre  Prefixes
 	b    batcher
 	info Info
+}
+
+// probe starts the batcher and embeds a probe text, which checks that model
+// embeds and learns the length of its vectors.
+func (e *served) probe(ctx context.Context, size, limit int, model string, send requestFunc) error {
+	e.b = batcher{size: size, limit: limit, send: send}
+	vs, err := e.b.embed(ctx, []string{"grimoire"}, e.pre.Document)
+	if err != nil {
+		return fmt.Errorf("probe embedding with %s: %w", model, err)
+	}
+	e.b.dim = len(vs[0])
+	return nil
 }
 
 // Info implements Embedder. For Ollama, Model is the name without

@@ -45,7 +45,7 @@ func NewBuiltin() *Builtin {
 
 // Info implements Embedder.
 func (b *Builtin) Info() Info {
-	return Info{Provider: "builtin", Model: builtinModel, Dim: builtinDim}
+	return Info{Provider: ProviderBuiltin, Model: builtinModel, Dim: builtinDim}
 }
 
 // EmbedDocuments implements Embedder. A text without letters or digits has no

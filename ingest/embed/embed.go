@@ -8,7 +8,7 @@ import "context"
 // Info identifies an embedding model. It is stamped into the index on first
 // use, so that vectors of different models are never compared.
 type Info struct {
-	// Provider is "builtin", "ollama" or "openai".
+	// Provider is ProviderBuiltin, ProviderOllama or ProviderOpenAI.
 	Provider string
 	// Model names the model and, for the built-in embedder, the version of
 	// its algorithm: any change that alters vectors must change Model.

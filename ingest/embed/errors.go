@@ -1,28 +1,29 @@
 package embed
 
 import (
-	"errors"
 	"fmt"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Kinds of failure of the server-backed embedders; match them with
 // errors.Is. All but ErrTooLong mean that no text will embed until the user
-// acts, so a run should stop on them rather than fail book after book.
+// acts, so a run should stop on them rather than fail book after book; they
+// are index.Invalid, as mistakes in the configuration are.
 var (
 	// ErrUnreachable: nothing answers at the configured URL.
-	ErrUnreachable = remote.ErrUnreachable
+	ErrUnreachable = modelserver.ErrUnreachable
 	// ErrModelNotFound: the server does not have the configured model. The
 	// error says how to get it; nothing is ever downloaded by grimoire.
-	ErrModelNotFound = remote.ErrModelNotFound
+	ErrModelNotFound = modelserver.ErrModelNotFound
 	// ErrUnauthorized: the server refused the API key, or wants one.
-	ErrUnauthorized = remote.ErrUnauthorized
+	ErrUnauthorized = modelserver.ErrUnauthorized
 	// ErrNotEmbeddingModel: the configured model is a chat model.
-	ErrNotEmbeddingModel = errors.New("not an embedding model")
+	ErrNotEmbeddingModel error = index.Errorf(index.Invalid, "not an embedding model")
 	// ErrTooLong: a text is longer than the model's context. The error is a
 	// *TooLongError naming the texts; split them and embed again.
-	ErrTooLong = remote.ErrTooLong
+	ErrTooLong = modelserver.ErrTooLong
 )
 
 // TooLongError reports the texts of a call that are longer than the model

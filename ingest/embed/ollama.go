@@ -8,14 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Ollama defaults.
 const (
-	DefaultOllamaURL   = "http://localhost:11434"
+	DefaultOllamaURL   = modelserver.DefaultOllamaURL
 	DefaultOllamaModel = "nomic-embed-text"
 	// maxOllamaContext caps the num_ctx asked of Ollama. Chunks are a few
 	// hundred tokens; some embedding models are trained for 32k, and a
@@ -23,41 +22,10 @@ const (
 	maxOllamaContext = 8192
 )
 
-// OllamaOptions configure an Ollama embedder. Zero values take the defaults.
-type OllamaOptions struct {
-	// URL is the server's, default DefaultOllamaURL.
-	URL string
-	// Model is the model's name as `ollama list` shows it, default
-	// DefaultOllamaModel. It is never pulled: a missing model is an error
-	// that says how to pull it.
-	Model string
-	// BatchSize is the number of texts per request, default DefaultBatchSize.
-	BatchSize int
-	// ContextLength, when set, is the context (num_ctx) asked of Ollama, in
-	// tokens. By default it is the model's trained context from /api/show,
-	// capped at 8192.
-	ContextLength int
-	// Prefixes, when set, replace the query and document prefixes known for
-	// the model's family (see PrefixesFor).
-	Prefixes *Prefixes
-	// Timeout bounds each request, default DefaultTimeout.
-	Timeout time.Duration
-	// Retries is the number of further attempts after a transient failure
-	// (429, 5xx, timeout, dropped connection): 0 means 4, negative none.
-	Retries int
-	// Backoff is the first wait between attempts (default 500 ms), doubled
-	// per retry up to MaxBackoff (default 8 s), with jitter.
-	Backoff, MaxBackoff time.Duration
-	// HTTPClient, when set, replaces the default client.
-	HTTPClient *http.Client
-	// Logger is told about retries; nil discards.
-	Logger *slog.Logger
-}
-
 // Ollama embeds with a model served by Ollama (POST /api/embed). It is safe
 // for concurrent use.
 type Ollama struct {
-	c      *remote.Client
+	c      *modelserver.Client
 	model  string // as sent to the server
 	numCtx int    // sent as options.num_ctx; 0 to leave Ollama's
 	served
@@ -65,93 +33,47 @@ type Ollama struct {
 
 var _ Embedder = (*Ollama)(nil)
 
-// ollamaHints returns what the errors of a client for model say to do.
-func ollamaHints(model string) remote.Hints {
-	return remote.Hints{
-		Unreachable:   "start it with 'ollama serve', or check [embedding] url",
-		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
-		NotFound:      "check [embedding] url (the embeddings API /api/embed needs Ollama 0.3.4 or later)",
-	}
-}
-
-// NewOllama checks the server once (it answers, it has the model, the model
+// newOllama checks the server once (it answers, it has the model, the model
 // embeds) and embeds a probe text to learn the vector size, so that Info is
 // exact. An unreachable server fails at once, within the dial timeout, with
 // ErrUnreachable; a missing model with ErrModelNotFound and the `ollama
 // pull` command.
-func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
-	if o.URL == "" {
-		o.URL = DefaultOllamaURL
+func newOllama(ctx context.Context, cfg Config, log *slog.Logger) (*Ollama, error) {
+	model := strings.TrimSpace(cfg.Model)
+	if model == "" {
+		model = DefaultOllamaModel
 	}
-	if o.Model = strings.TrimSpace(o.Model); o.Model == "" {
-		o.Model = DefaultOllamaModel
-	}
-	if o.BatchSize <= 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultTimeout
-	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	c, err := remote.New(remote.Options{
-		URL: o.URL, Server: "ollama", Timeout: o.Timeout, Retries: o.Retries,
-		Backoff: o.Backoff, MaxBackoff: o.MaxBackoff, HTTPClient: o.HTTPClient,
-		Logger: log, Hints: ollamaHints(o.Model),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("[embedding] url: %w", err)
-	}
-	models, err := remote.OllamaTags(ctx, c)
+	o := cfg.options(log)
+	o.Hints = modelserver.OllamaHints(section, model)
+	o.Hints.NotFound += " (the embeddings API /api/embed needs Ollama 0.3.4 or later)"
+	c, m, err := modelserver.ConnectOllama(ctx, section, model, o)
 	if err != nil {
 		return nil, err
 	}
-	m, ok := remote.FindOllamaModel(models, o.Model)
-	if !ok {
-		msg := fmt.Sprintf("no model %q", o.Model)
-		if names := remote.OllamaNames(models); len(names) > 0 {
-			msg += fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
-		}
-		return nil, remote.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
-	}
-	show, err := remote.OllamaShow(ctx, c, m.Name)
-	switch {
-	case errors.Is(err, ErrModelNotFound) || ctx.Err() != nil:
-		return nil, err
-	case err != nil:
-		// Only the context length is lost; the probe below still checks
-		// that the model embeds.
-		log.Warn("ollama did not describe the model; its context length is unknown", "model", m.Name, "err", err)
-	}
-	if len(show.Capabilities) > 0 && !show.Has("embedding") {
-		return nil, remote.NewError(c, ErrNotEmbeddingModel,
-			fmt.Sprintf("%q is not an embedding model (it can: %s)", o.Model, strings.Join(show.Capabilities, ", ")),
+	if len(m.Capabilities) > 0 && !m.Has("embedding") {
+		return nil, modelserver.NewError(c, ErrNotEmbeddingModel,
+			fmt.Sprintf("%q is not an embedding model (it can: %s)", model, strings.Join(m.Capabilities, ", ")),
 			"set [embedding] model to an embedding model, such as nomic-embed-text ('ollama pull nomic-embed-text')")
 	}
-	e := &Ollama{c: c, model: m.Name, served: served{pre: resolvePrefixes(o.Model, o.Prefixes)}}
-	limit := o.ContextLength
+	e := &Ollama{c: c, model: m.Name, served: served{pre: resolvePrefixes(model, cfg.Prefixes)}}
+	limit := cfg.ContextLength
 	switch {
 	case limit > 0:
 		e.numCtx = limit
-	case show.ContextLength > 0:
-		limit = min(show.ContextLength, maxOllamaContext)
+	case m.ContextLength > 0:
+		limit = min(m.ContextLength, maxOllamaContext)
 		e.numCtx = limit
 	default:
 		// Without the trained context, what the Modelfile sets is what
 		// Ollama uses; leave it be.
-		limit = show.NumCtx
+		limit = m.NumCtx
 	}
-	e.b = batcher{size: o.BatchSize, limit: limit, send: e.request}
-	vs, err := e.b.embed(ctx, []string{"grimoire"}, e.pre.Document)
-	if err != nil {
-		return nil, fmt.Errorf("probe embedding with %s: %w", o.Model, err)
+	if err := e.probe(ctx, cfg.batchSize(), limit, model, e.request); err != nil {
+		return nil, err
 	}
-	e.b.dim = len(vs[0])
 	e.info = Info{
-		Provider:      "ollama",
-		Model:         remote.DisplayOllamaName(m.Name),
+		Provider:      ProviderOllama,
+		Model:         modelserver.DisplayOllamaName(m.Name),
 		Dim:           e.b.dim,
 		Prefix:        e.pre.Scheme,
 		ContextLength: limit,
@@ -204,22 +126,5 @@ func parseOllamaEmbed(body []byte) ([][]float32, error) {
 // ErrUnreachable, at once; nothing is retried, so that `grimoire init` stays
 // quick.
 func Detect(ctx context.Context, url string) ([]string, error) {
-	c, err := remote.New(remote.Options{
-		URL: url, Server: "ollama", Timeout: 10 * time.Second, Retries: -1,
-		Hints: remote.Hints{Unreachable: "start it with 'ollama serve'"},
-	})
-	if err != nil {
-		return nil, err
-	}
-	models, err := remote.OllamaModels(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	var out []remote.OllamaModel
-	for _, m := range models {
-		if remote.IsEmbeddingModel(m) {
-			out = append(out, m)
-		}
-	}
-	return remote.OllamaNames(out), nil
+	return modelserver.DetectOllama(ctx, url, modelserver.IsEmbeddingModel)
 }

@@ -8,15 +8,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
-func ollamaOpts(f *fakeOllama, model string) OllamaOptions {
-	return OllamaOptions{URL: f.URL, Model: model, Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}
+func ollamaOpts(f *fakeOllama, model string) Config {
+	return Config{Provider: ProviderOllama, URL: f.URL, Model: model,
+		Transport: modelserver.Transport{Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}}
 }
 
-func mustOllama(t *testing.T, o OllamaOptions) *Ollama {
+func mustOllama(t *testing.T, o Config) *Ollama {
 	t.Helper()
-	e, err := NewOllama(t.Context(), o)
+	e, err := newOllama(t.Context(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +266,7 @@ func TestOllamaSetupErrors(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(f)
 			}
-			_, err := NewOllama(t.Context(), ollamaOpts(f, tc.model))
+			_, err := newOllama(t.Context(), ollamaOpts(f, tc.model), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -295,7 +298,7 @@ func TestOllamaOldServer(t *testing.T) {
 func TestOllamaUnreachable(t *testing.T) {
 	u := closedURL(t)
 	start := time.Now()
-	_, err := NewOllama(t.Context(), OllamaOptions{URL: u, Backoff: time.Second})
+	_, err := newOllama(t.Context(), Config{URL: u, Transport: modelserver.Transport{Backoff: time.Second}}, nil)
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err = %v, want ErrUnreachable", err)
 	}
@@ -361,7 +364,7 @@ func TestOllamaTooLong(t *testing.T) {
 
 func TestOllamaBadVectors(t *testing.T) {
 	f := newFakeOllama(t, fakeModel{name: "snowflake-arctic-embed:latest", family: "bert", caps: []string{"embedding"}, ctx: 512, dim: 8, zero: true})
-	_, err := NewOllama(t.Context(), ollamaOpts(f, "snowflake-arctic-embed"))
+	_, err := newOllama(t.Context(), ollamaOpts(f, "snowflake-arctic-embed"), nil)
 	if err == nil || !strings.Contains(err.Error(), "zero or non-finite vector") {
 		t.Fatalf("err = %v", err)
 	}

@@ -6,16 +6,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
-func openAIOpts(f *fakeOpenAI, model string) OpenAIOptions {
-	return OpenAIOptions{URL: f.URL + "/v1", Model: model, APIKeyEnv: "GRIMOIRE_TEST_EMBED_KEY",
-		Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}
+func openAIOpts(f *fakeOpenAI, model string) Config {
+	return Config{Provider: ProviderOpenAI, URL: f.URL + "/v1", Model: model, APIKeyEnv: "GRIMOIRE_TEST_EMBED_KEY",
+		Transport: modelserver.Transport{Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}}
 }
 
-func mustOpenAI(t *testing.T, o OpenAIOptions) *OpenAI {
+func mustOpenAI(t *testing.T, o Config) *OpenAI {
 	t.Helper()
-	e, err := NewOpenAI(t.Context(), o)
+	e, err := newOpenAI(t.Context(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,19 +100,19 @@ func TestOpenAIAPIKey(t *testing.T) {
 func TestOpenAIErrors(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(*fakeOpenAI, *OpenAIOptions)
+		setup func(*fakeOpenAI, *Config)
 		kind  error
 		want  []string
 	}{
-		{name: "missing model", setup: func(f *fakeOpenAI, o *OpenAIOptions) { o.Model = "nomic" }, kind: ErrModelNotFound,
+		{name: "missing model", setup: func(f *fakeOpenAI, o *Config) { o.Model = "nomic" }, kind: ErrModelNotFound,
 			want: []string{"does not exist", "[embedding] model", "the server has a, b"}},
-		{name: "key wanted", setup: func(f *fakeOpenAI, o *OpenAIOptions) { f.key = "sk-right" }, kind: ErrUnauthorized,
+		{name: "key wanted", setup: func(f *fakeOpenAI, o *Config) { f.key = "sk-right" }, kind: ErrUnauthorized,
 			want: []string{"401", "set GRIMOIRE_TEST_EMBED_KEY"}},
-		{name: "key refused", setup: func(f *fakeOpenAI, o *OpenAIOptions) { f.key = "sk-right"; o.APIKeyEnv = "GRIMOIRE_TEST_WRONG_KEY" },
+		{name: "key refused", setup: func(f *fakeOpenAI, o *Config) { f.key = "sk-right"; o.APIKeyEnv = "GRIMOIRE_TEST_WRONG_KEY" },
 			kind: ErrUnauthorized, want: []string{"refused the API key in GRIMOIRE_TEST_WRONG_KEY"}},
-		{name: "url without /v1", setup: func(f *fakeOpenAI, o *OpenAIOptions) { o.URL = f.URL }, want: []string{"404", "/v1"}},
-		{name: "no model, several", setup: func(f *fakeOpenAI, o *OpenAIOptions) { o.Model = "" }, want: []string{"several (a, b)", "set [embedding] model"}},
-		{name: "400 permanent", setup: func(f *fakeOpenAI, o *OpenAIOptions) {
+		{name: "url without /v1", setup: func(f *fakeOpenAI, o *Config) { o.URL = f.URL }, want: []string{"404", "/v1"}},
+		{name: "no model, several", setup: func(f *fakeOpenAI, o *Config) { o.Model = "" }, want: []string{"several (a, b)", "set [embedding] model"}},
+		{name: "400 permanent", setup: func(f *fakeOpenAI, o *Config) {
 			f.fail = []scripted{{status: 400, body: `{"error":{"message":"'$.input' is invalid.","type":"invalid_request_error"}}`}}
 		}, want: []string{"'$.input' is invalid"}},
 	}
@@ -120,7 +122,7 @@ func TestOpenAIErrors(t *testing.T) {
 			o := openAIOpts(f, "a")
 			t.Setenv("GRIMOIRE_TEST_WRONG_KEY", "sk-wrong")
 			tc.setup(f, &o)
-			_, err := NewOpenAI(t.Context(), o)
+			_, err := newOpenAI(t.Context(), o, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -213,7 +215,7 @@ func TestOpenAITooLong(t *testing.T) {
 func TestOpenAIUnreachable(t *testing.T) {
 	u := closedURL(t) + "/v1"
 	start := time.Now()
-	_, err := NewOpenAI(t.Context(), OpenAIOptions{URL: u, Model: "m", Backoff: time.Second})
+	_, err := newOpenAI(t.Context(), Config{URL: u, Model: "m", Transport: modelserver.Transport{Backoff: time.Second}}, nil)
 	if !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("err = %v", err)
 	}

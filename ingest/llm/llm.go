@@ -7,11 +7,10 @@ package llm
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"net/http"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Model is a chat model. Implementations are safe for concurrent use.
@@ -28,7 +27,7 @@ type Model interface {
 // Info identifies a chat model, for the index's record of what wrote the
 // stored contexts.
 type Info struct {
-	// Provider is "ollama" or "openai".
+	// Provider is ProviderOllama or ProviderOpenAI.
 	Provider string
 	// Model is the model's name, for Ollama without ":latest".
 	Model string
@@ -38,19 +37,20 @@ type Info struct {
 }
 
 // Kinds of failure; match them with errors.Is. All but ErrTooLong and
-// ErrEmptyReply mean that no request will succeed until the user acts.
+// ErrEmptyReply mean that no request will succeed until the user acts; they
+// are index.Invalid, as mistakes in the configuration are.
 var (
 	// ErrUnreachable: nothing answers at the configured URL.
-	ErrUnreachable = remote.ErrUnreachable
+	ErrUnreachable = modelserver.ErrUnreachable
 	// ErrModelNotFound: the server does not have the model. The error says
 	// how to get it; nothing is ever downloaded by grimoire.
-	ErrModelNotFound = remote.ErrModelNotFound
+	ErrModelNotFound = modelserver.ErrModelNotFound
 	// ErrUnauthorized: the server refused the API key, or wants one.
-	ErrUnauthorized = remote.ErrUnauthorized
+	ErrUnauthorized = modelserver.ErrUnauthorized
 	// ErrTooLong: the prompt does not fit the model's context.
-	ErrTooLong = remote.ErrTooLong
+	ErrTooLong = modelserver.ErrTooLong
 	// ErrNotChatModel: the configured model only embeds.
-	ErrNotChatModel = errors.New("not a chat model")
+	ErrNotChatModel error = index.Errorf(index.Invalid, "not a chat model")
 	// ErrEmptyReply: the model answered nothing usable.
 	ErrEmptyReply = errors.New("the model's reply was empty")
 )
@@ -64,33 +64,6 @@ const (
 	// DefaultMaxTokens caps a reply; a summary needs about 200.
 	DefaultMaxTokens = 512
 )
-
-// transport carries the options common to both implementations.
-type transport struct {
-	Timeout             time.Duration
-	Retries             int
-	Backoff, MaxBackoff time.Duration
-	HTTPClient          *http.Client
-	Logger              *slog.Logger
-}
-
-func (t transport) logger() *slog.Logger {
-	if t.Logger == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return t.Logger
-}
-
-func (t transport) options(url, server string, h remote.Hints, header http.Header) remote.Options {
-	if t.Timeout <= 0 {
-		t.Timeout = DefaultTimeout
-	}
-	return remote.Options{
-		URL: url, Server: server, Timeout: t.Timeout, Retries: t.Retries,
-		Backoff: t.Backoff, MaxBackoff: t.MaxBackoff, HTTPClient: t.HTTPClient,
-		Logger: t.logger(), Hints: h, Header: header,
-	}
-}
 
 func messages(system, user string) []message {
 	ms := make([]message, 0, 2)

@@ -10,14 +10,13 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Ollama defaults.
 const (
-	DefaultOllamaURL = "http://localhost:11434"
+	DefaultOllamaURL = modelserver.DefaultOllamaURL
 	// DefaultOllamaModel is small enough for a laptop CPU and follows the
 	// prompts well enough; any chat model will do.
 	DefaultOllamaModel = "llama3.2"
@@ -28,39 +27,10 @@ const (
 	DefaultNumCtx = 8192
 )
 
-// OllamaOptions configure an Ollama chat model. Zero values take the
-// defaults.
-type OllamaOptions struct {
-	// URL is the server's, default DefaultOllamaURL.
-	URL string
-	// Model is the model's name as `ollama list` shows it, default
-	// DefaultOllamaModel. It is never pulled.
-	Model string
-	// NumCtx is the context asked of Ollama (options.num_ctx), default
-	// DefaultNumCtx, lowered to the model's trained context if that is
-	// smaller.
-	NumCtx int
-	// MaxTokens caps each reply (options.num_predict), default
-	// DefaultMaxTokens.
-	MaxTokens int
-	// Think, when set, is sent as "think": false turns off the reasoning of
-	// thinking models (qwen3, deepseek-r1), which costs minutes per call on
-	// a CPU for no better summary. Unset leaves the model's default; the
-	// reasoning is dropped from replies either way.
-	Think *bool
-	// Timeout bounds each request, default DefaultTimeout. Retries,
-	// Backoff, MaxBackoff, HTTPClient and Logger are as for the embedders.
-	Timeout             time.Duration
-	Retries             int
-	Backoff, MaxBackoff time.Duration
-	HTTPClient          *http.Client
-	Logger              *slog.Logger
-}
-
 // Ollama is a chat model served by Ollama (POST /api/chat). It is safe for
 // concurrent use.
 type Ollama struct {
-	c         *remote.Client
+	c         *modelserver.Client
 	model     string
 	numCtx    int
 	maxTokens int
@@ -71,68 +41,37 @@ type Ollama struct {
 
 var _ Model = (*Ollama)(nil)
 
-func ollamaHints(model string) remote.Hints {
-	return remote.Hints{
-		Unreachable:   "start it with 'ollama serve', or check [context] url",
-		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
-		NotFound:      "check [context] url",
-	}
-}
-
-// NewOllama checks the server once (it answers, it has the model, the model
+// newOllama checks the server once (it answers, it has the model, the model
 // chats) without generating anything. An unreachable server fails at once
 // with ErrUnreachable, a missing model with ErrModelNotFound and the `ollama
 // pull` command.
-func NewOllama(ctx context.Context, o OllamaOptions) (*Ollama, error) {
-	if o.URL == "" {
-		o.URL = DefaultOllamaURL
+func newOllama(ctx context.Context, cfg Config, log *slog.Logger) (*Ollama, error) {
+	model := strings.TrimSpace(cfg.Model)
+	if model == "" {
+		model = DefaultOllamaModel
 	}
-	if o.Model = strings.TrimSpace(o.Model); o.Model == "" {
-		o.Model = DefaultOllamaModel
-	}
-	if o.NumCtx <= 0 {
-		o.NumCtx = DefaultNumCtx
-	}
-	if o.MaxTokens <= 0 {
-		o.MaxTokens = DefaultMaxTokens
-	}
-	t := transport{o.Timeout, o.Retries, o.Backoff, o.MaxBackoff, o.HTTPClient, o.Logger}
-	c, err := remote.New(t.options(o.URL, "ollama", ollamaHints(o.Model), nil))
-	if err != nil {
-		return nil, fmt.Errorf("[context] url: %w", err)
-	}
-	models, err := remote.OllamaTags(ctx, c)
+	o := cfg.options(log)
+	o.Hints = modelserver.OllamaHints(section, model)
+	c, m, err := modelserver.ConnectOllama(ctx, section, model, o)
 	if err != nil {
 		return nil, err
 	}
-	m, ok := remote.FindOllamaModel(models, o.Model)
-	if !ok {
-		msg := fmt.Sprintf("no model %q", o.Model)
-		if names := remote.OllamaNames(models); len(names) > 0 {
-			msg += fmt.Sprintf(" (it has %s)", strings.Join(names, ", "))
-		}
-		return nil, remote.NewError(c, ErrModelNotFound, msg, ollamaHints(o.Model).ModelNotFound)
-	}
-	show, err := remote.OllamaShow(ctx, c, m.Name)
-	switch {
-	case errors.Is(err, ErrModelNotFound) || ctx.Err() != nil:
-		return nil, err
-	case err != nil:
-		t.logger().Warn("ollama did not describe the model", "model", m.Name, "err", err)
-	}
-	if len(show.Capabilities) > 0 && !show.Has("completion") {
-		return nil, remote.NewError(c, ErrNotChatModel,
-			fmt.Sprintf("%q is not a chat model (it can: %s)", o.Model, strings.Join(show.Capabilities, ", ")),
+	if len(m.Capabilities) > 0 && !m.Has("completion") {
+		return nil, modelserver.NewError(c, ErrNotChatModel,
+			fmt.Sprintf("%q is not a chat model (it can: %s)", model, strings.Join(m.Capabilities, ", ")),
 			fmt.Sprintf("set [context] model to a chat model, such as %s ('ollama pull %s')", DefaultOllamaModel, DefaultOllamaModel))
 	}
-	numCtx := o.NumCtx
-	if show.ContextLength > 0 {
-		numCtx = min(numCtx, show.ContextLength)
+	numCtx := cfg.ContextLength
+	if numCtx <= 0 {
+		numCtx = DefaultNumCtx
+	}
+	if m.ContextLength > 0 {
+		numCtx = min(numCtx, m.ContextLength)
 	}
 	return &Ollama{
-		c: c, model: m.Name, numCtx: numCtx, maxTokens: min(o.MaxTokens, numCtx/2),
-		think: o.Think, log: t.logger(),
-		info: Info{Provider: "ollama", Model: remote.DisplayOllamaName(m.Name), ContextLength: numCtx},
+		c: c, model: m.Name, numCtx: numCtx, maxTokens: min(cfg.maxTokens(), numCtx/2),
+		think: cfg.Think, log: logger(log),
+		info: Info{Provider: ProviderOllama, Model: modelserver.DisplayOllamaName(m.Name), ContextLength: numCtx},
 	}, nil
 }
 
@@ -166,7 +105,7 @@ func (m *Ollama) Complete(ctx context.Context, system, user string) (string, err
 		return "", err
 	}
 	if r.promptTokens > 0 && r.promptTokens+m.maxTokens >= m.numCtx {
-		return "", remote.NewError(m.c, ErrTooLong,
+		return "", modelserver.NewError(m.c, ErrTooLong,
 			fmt.Sprintf("the prompt (%d tokens) leaves no room for a reply of %d in a context of %d", r.promptTokens, m.maxTokens, m.numCtx),
 			"shorten the input")
 	}
@@ -230,22 +169,5 @@ func parseOllamaChat(body []byte) (ollamaReply, error) {
 // that are not embedding models by family or name. An unreachable server is
 // ErrUnreachable, at once.
 func Detect(ctx context.Context, url string) ([]string, error) {
-	c, err := remote.New(remote.Options{
-		URL: url, Server: "ollama", Timeout: 10 * time.Second, Retries: -1,
-		Hints: remote.Hints{Unreachable: "start it with 'ollama serve'"},
-	})
-	if err != nil {
-		return nil, err
-	}
-	models, err := remote.OllamaModels(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	var out []remote.OllamaModel
-	for _, m := range models {
-		if remote.IsChatModel(m) {
-			out = append(out, m)
-		}
-	}
-	return remote.OllamaNames(out), nil
+	return modelserver.DetectOllama(ctx, url, modelserver.IsChatModel)
 }

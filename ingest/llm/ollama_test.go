@@ -7,15 +7,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
-func ollamaOpts(f *fakeOllama, model string) OllamaOptions {
-	return OllamaOptions{URL: f.URL, Model: model, Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}
+func ollamaOpts(f *fakeOllama, model string) Config {
+	return Config{Provider: ProviderOllama, URL: f.URL, Model: model,
+		Transport: modelserver.Transport{Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}}
 }
 
-func mustOllama(t *testing.T, o OllamaOptions) *Ollama {
+func mustOllama(t *testing.T, o Config) *Ollama {
 	t.Helper()
-	m, err := NewOllama(t.Context(), o)
+	m, err := newOllama(t.Context(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func TestOllamaComplete(t *testing.T) {
 	tests := []struct {
 		name        string
 		model       fakeModel
-		opts        func(*OllamaOptions)
+		opts        func(*Config)
 		stream      bool
 		wantCtx     int
 		wantPredict int
@@ -36,7 +39,7 @@ func TestOllamaComplete(t *testing.T) {
 		{name: "defaults", model: llama(), wantCtx: DefaultNumCtx, wantPredict: DefaultMaxTokens},
 		{name: "small model context", model: fakeModel{name: "tinyllama:latest", family: "llama", caps: []string{"completion"}, ctx: 2048},
 			wantCtx: 2048, wantPredict: DefaultMaxTokens},
-		{name: "options", model: llama(), opts: func(o *OllamaOptions) { o.NumCtx, o.MaxTokens, o.Think = 4096, 100, &no },
+		{name: "options", model: llama(), opts: func(o *Config) { o.ContextLength, o.MaxTokens, o.Think = 4096, 100, &no },
 			wantCtx: 4096, wantPredict: 100, wantThink: &no},
 		{name: "streamed anyway", model: llama(), stream: true, wantCtx: DefaultNumCtx, wantPredict: DefaultMaxTokens},
 	}
@@ -103,7 +106,7 @@ func TestOllamaChatErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeOllama(t, tc.models...)
-			_, err := NewOllama(t.Context(), ollamaOpts(f, tc.model))
+			_, err := newOllama(t.Context(), ollamaOpts(f, tc.model), nil)
 			if !errors.Is(err, tc.kind) {
 				t.Fatalf("err = %v, want %v", err, tc.kind)
 			}
@@ -117,7 +120,7 @@ func TestOllamaChatErrors(t *testing.T) {
 	t.Run("unreachable", func(t *testing.T) {
 		u := closedURL(t)
 		start := time.Now()
-		_, err := NewOllama(t.Context(), OllamaOptions{URL: u, Backoff: time.Second})
+		_, err := newOllama(t.Context(), Config{URL: u, Transport: modelserver.Transport{Backoff: time.Second}}, nil)
 		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), u) || !strings.Contains(err.Error(), "ollama serve") ||
 			!strings.Contains(err.Error(), "[context] url") {
 			t.Fatalf("err = %v", err)
@@ -166,7 +169,7 @@ func TestOllamaChatRetries(t *testing.T) {
 func TestOllamaPromptCut(t *testing.T) {
 	f := newFakeOllama(t, llama())
 	o := ollamaOpts(f, "llama3.2")
-	o.NumCtx, o.MaxTokens = 100, 20
+	o.ContextLength, o.MaxTokens = 100, 20
 	m := mustOllama(t, o)
 	if _, err := m.Complete(t.Context(), "", strings.Repeat("word ", 70)); err != nil {
 		t.Fatalf("a prompt that fits: %v", err)

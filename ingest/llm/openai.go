@@ -9,53 +9,22 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
-	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/embed/remote"
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
-// OpenAI-compatible defaults: llama.cpp's server (LM Studio is at
-// http://localhost:1234/v1, vLLM at http://localhost:8000/v1).
+// OpenAI-compatible defaults: where the server is looked for, and the
+// environment variable that holds its API key.
 const (
-	DefaultOpenAIURL       = "http://localhost:8080/v1"
-	DefaultOpenAIAPIKeyEnv = "OPENAI_API_KEY"
+	DefaultOpenAIURL       = modelserver.DefaultOpenAIURL
+	DefaultOpenAIAPIKeyEnv = modelserver.DefaultOpenAIAPIKeyEnv
 )
-
-// OpenAIOptions configure a chat model behind the OpenAI chat completions
-// API. Zero values take the defaults.
-type OpenAIOptions struct {
-	// URL is the API's base; requests go to URL+"/chat/completions".
-	// Default DefaultOpenAIURL.
-	URL string
-	// Model is sent with every request. When empty, the one model the
-	// server lists is used.
-	Model string
-	// APIKeyEnv names the environment variable holding the API key, default
-	// DefaultOpenAIAPIKeyEnv; the key is sent only when it is set, and is
-	// never read from a file.
-	APIKeyEnv string
-	// MaxTokens caps each reply (max_tokens), default DefaultMaxTokens.
-	MaxTokens int
-	// ContextLength is the server's context in tokens, for Info; the API
-	// does not say, so by default it is what the server lists (vLLM's
-	// max_model_len) or unknown. The server itself sets the context; a
-	// prompt that does not fit is refused with ErrTooLong.
-	ContextLength int
-	// Timeout bounds each request, default DefaultTimeout. Retries,
-	// Backoff, MaxBackoff, HTTPClient and Logger are as for the embedders.
-	Timeout             time.Duration
-	Retries             int
-	Backoff, MaxBackoff time.Duration
-	HTTPClient          *http.Client
-	Logger              *slog.Logger
-}
 
 // OpenAI is a chat model behind an OpenAI-compatible server (POST
 // {url}/chat/completions). It is safe for concurrent use.
 type OpenAI struct {
-	c         *remote.Client
+	c         *modelserver.Client
 	model     string
 	maxTokens int
 	log       *slog.Logger
@@ -64,58 +33,23 @@ type OpenAI struct {
 
 var _ Model = (*OpenAI)(nil)
 
-// NewOpenAI checks the server once. When the server lists the model, nothing
+// newOpenAI checks the server once. When the server lists the model, nothing
 // is generated; when it does not (llama.cpp and LM Studio list models under
 // their own names), a one-token completion tells whether it has it. An
 // unreachable server fails at once with ErrUnreachable.
-func NewOpenAI(ctx context.Context, o OpenAIOptions) (*OpenAI, error) {
-	if o.URL == "" {
-		o.URL = DefaultOpenAIURL
-	}
-	if o.APIKeyEnv == "" {
-		o.APIKeyEnv = DefaultOpenAIAPIKeyEnv
-	}
-	if o.MaxTokens <= 0 {
-		o.MaxTokens = DefaultMaxTokens
-	}
-	o.Model = strings.TrimSpace(o.Model)
-	header := http.Header{}
-	if key := os.Getenv(o.APIKeyEnv); key != "" {
-		header.Set("Authorization", "Bearer "+key)
-	}
-	t := transport{o.Timeout, o.Retries, o.Backoff, o.MaxBackoff, o.HTTPClient, o.Logger}
-	c, err := remote.New(t.options(o.URL, "openai-compatible server", remote.OpenAIHints("context", o.APIKeyEnv, nil), header))
+func newOpenAI(ctx context.Context, cfg Config, log *slog.Logger) (*OpenAI, error) {
+	c, listed, ok, err := modelserver.ConnectOpenAI(ctx, section, strings.TrimSpace(cfg.Model), cfg.APIKeyEnv, cfg.options(log))
 	if err != nil {
-		return nil, fmt.Errorf("[context] url: %w", err)
+		return nil, err
 	}
-	models, err := remote.OpenAIModels(ctx, c)
-	if err != nil {
-		if errors.Is(err, ErrUnreachable) || errors.Is(err, ErrUnauthorized) || ctx.Err() != nil {
-			return nil, err
-		}
-		t.logger().Debug("server does not list its models", "url", c.BaseURL(), "err", err)
-	}
-	ids := remote.OpenAIIDs(models)
-	if o.Model == "" {
-		if len(ids) != 1 {
-			msg := "no [context] model set"
-			if len(ids) > 1 {
-				msg += fmt.Sprintf(" and the server has several (%s)", strings.Join(ids, ", "))
-			}
-			return nil, remote.NewError(c, nil, msg, "set [context] model")
-		}
-		o.Model = ids[0]
-	}
-	c = c.WithHints(remote.OpenAIHints("context", o.APIKeyEnv, ids))
-	m := &OpenAI{c: c, model: o.Model, maxTokens: o.MaxTokens, log: t.logger()}
-	listed, ok := remote.FindOpenAIModel(models, o.Model)
-	m.info = Info{Provider: "openai", Model: o.Model, ContextLength: o.ContextLength}
+	m := &OpenAI{c: c, model: listed.ID, maxTokens: cfg.maxTokens(), log: logger(log)}
+	m.info = Info{Provider: ProviderOpenAI, Model: listed.ID, ContextLength: cfg.ContextLength}
 	if m.info.ContextLength <= 0 {
 		m.info.ContextLength = listed.MaxModelLen
 	}
 	if !ok {
 		if _, err := m.complete(ctx, "", "Reply with OK.", 1); err != nil && !errors.Is(err, ErrEmptyReply) {
-			return nil, fmt.Errorf("probe completion with %s: %w", o.Model, err)
+			return nil, fmt.Errorf("probe completion with %s: %w", listed.ID, err)
 		}
 	}
 	return m, nil
@@ -222,7 +156,7 @@ func parseOpenAISSE(body []byte) (openAIReply, error) {
 			return r, fmt.Errorf("malformed /chat/completions event: %w", err)
 		}
 		if len(v.Error) > 0 && string(v.Error) != "null" {
-			msg, _ := remote.ParseErrorBody([]byte(data))
+			msg, _ := modelserver.ParseErrorBody([]byte(data))
 			return r, fmt.Errorf("server: %s", msg)
 		}
 		n++

@@ -5,11 +5,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
-func openAIOpts(f *fakeOpenAI, model string) OpenAIOptions {
-	return OpenAIOptions{URL: f.URL + "/v1", Model: model, APIKeyEnv: "GRIMOIRE_TEST_CHAT_KEY",
-		Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}
+func openAIOpts(f *fakeOpenAI, model string) Config {
+	return Config{Provider: ProviderOpenAI, URL: f.URL + "/v1", Model: model, APIKeyEnv: "GRIMOIRE_TEST_CHAT_KEY",
+		Transport: modelserver.Transport{Backoff: testBackoff, MaxBackoff: testMaxBackoff, Timeout: 5 * time.Second}}
 }
 
 func TestOpenAIComplete(t *testing.T) {
@@ -23,7 +25,7 @@ func TestOpenAIComplete(t *testing.T) {
 			f.sse = sse
 			f.reply = func(system, user string) string { return system + " / " + user }
 			t.Setenv("GRIMOIRE_TEST_CHAT_KEY", "")
-			m, err := NewOpenAI(t.Context(), openAIOpts(f, "qwen2.5-3b-instruct"))
+			m, err := newOpenAI(t.Context(), openAIOpts(f, "qwen2.5-3b-instruct"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +56,7 @@ func TestOpenAIProbe(t *testing.T) {
 	f := newFakeOpenAI(t, "/models/Llama-3.2-3B-Instruct-Q4_K_M.gguf")
 	f.any = true
 	t.Setenv("GRIMOIRE_TEST_CHAT_KEY", "sk-1")
-	m, err := NewOpenAI(t.Context(), openAIOpts(f, "llama-3.2-3b"))
+	m, err := newOpenAI(t.Context(), openAIOpts(f, "llama-3.2-3b"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestOpenAIProbe(t *testing.T) {
 	}
 	// A server that has no such model says so on the probe.
 	f2 := newFakeOpenAI(t, "a", "b")
-	_, err = NewOpenAI(t.Context(), openAIOpts(f2, "c"))
+	_, err = newOpenAI(t.Context(), openAIOpts(f2, "c"), nil)
 	if !errors.Is(err, ErrModelNotFound) || !strings.Contains(err.Error(), "the server has a, b") || !strings.Contains(err.Error(), "[context] model") {
 		t.Fatalf("err = %v", err)
 	}
@@ -91,7 +93,7 @@ func TestOpenAIChatErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeOpenAI(t, "m")
 			t.Setenv("GRIMOIRE_TEST_CHAT_KEY", "")
-			m, err := NewOpenAI(t.Context(), openAIOpts(f, "m"))
+			m, err := newOpenAI(t.Context(), openAIOpts(f, "m"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +117,7 @@ func TestOpenAIChatErrors(t *testing.T) {
 
 func TestOpenAIChatUnreachable(t *testing.T) {
 	u := closedURL(t) + "/v1"
-	_, err := NewOpenAI(t.Context(), OpenAIOptions{URL: u, Model: "m"})
+	_, err := newOpenAI(t.Context(), Config{URL: u, Model: "m"}, nil)
 	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), u) || !strings.Contains(err.Error(), "[context] url") {
 		t.Fatalf("err = %v", err)
 	}

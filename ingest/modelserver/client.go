@@ -1,8 +1,8 @@
-// Package remote speaks HTTP and JSON to the model servers grimoire can use
-// (Ollama and OpenAI-compatible servers): one request with a timeout per
+// Package modelserver speaks HTTP and JSON to the model servers grimoire can
+// use (Ollama and OpenAI-compatible servers): one request with a timeout per
 // attempt, retries with backoff on transient failures, and errors that name
 // the URL and say what to do. The embedding and chat providers are built on it.
-package remote
+package modelserver
 
 import (
 	"bytes"
@@ -37,20 +37,12 @@ const (
 	maxErrBody = 64 << 10
 )
 
-// Options configure a Client. Zero values take the defaults above.
-type Options struct {
-	// URL is the server's base URL; request paths are appended to it. A
-	// bare "host:port" gets "http://".
-	URL string
-	// Server names the kind of server in errors: "ollama", "openai-compatible server".
-	Server string
+// Transport is how requests are sent and retried: what a provider's
+// configuration may tune. Zero values take the defaults above.
+type Transport struct {
 	// Timeout bounds one attempt of a request, from connecting to the end of
 	// the response body.
 	Timeout time.Duration
-	// DialTimeout bounds connecting, so that a server that is not there is
-	// reported within seconds rather than after Timeout. It applies only to
-	// the client built here, not to HTTPClient.
-	DialTimeout time.Duration
 	// Retries is the number of further attempts after a transient failure
 	// (429, 5xx, a timeout, a dropped connection); 0 means DefaultRetries,
 	// a negative number none.
@@ -60,12 +52,36 @@ type Options struct {
 	// together do not retry together.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// HTTPClient, when set, is used instead of a client built from
+	// Options.DialTimeout.
+	HTTPClient *http.Client
+}
+
+// WithTimeout returns t with Timeout d if t leaves it unset: a provider's
+// own default, for the requests it knows to be slow.
+func (t Transport) WithTimeout(d time.Duration) Transport {
+	if t.Timeout <= 0 {
+		t.Timeout = d
+	}
+	return t
+}
+
+// Options configure a Client. Zero values take the defaults above.
+type Options struct {
+	// URL is the server's base URL; request paths are appended to it. A
+	// bare "host:port" gets "http://".
+	URL string
+	// Server names the kind of server in errors: "ollama", "openai-compatible server".
+	Server string
+	Transport
+	// DialTimeout bounds connecting, so that a server that is not there is
+	// reported within seconds rather than after Timeout. It applies only to
+	// the client built here, not to HTTPClient.
+	DialTimeout time.Duration
 	// Header is added to every request (for example Authorization).
 	Header http.Header
 	// Hints say what the user should do, and are appended to errors.
 	Hints Hints
-	// HTTPClient, when set, is used instead of a client built from DialTimeout.
-	HTTPClient *http.Client
 	// Logger is told about retries; nil discards.
 	Logger *slog.Logger
 }

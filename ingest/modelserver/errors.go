@@ -1,4 +1,4 @@
-package remote
+package modelserver
 
 import (
 	"encoding/json"
@@ -9,20 +9,27 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/index"
 )
 
-// Kinds of failure a caller acts on; match them with errors.Is.
+// Kinds of failure a caller acts on; match them with errors.Is. Those that
+// only the user can fix, by starting the server, pulling the model or
+// setting the key, are index.Invalid, like any other mistake in the
+// configuration. An *Error unwraps to its kind, so index.CodeOf finds the
+// code, which chooses the CLI's exit status and MCP's tool errors.
 var (
 	// ErrUnreachable: nothing answers at the server's URL. It is not retried
 	// when it happens before the server has ever answered.
-	ErrUnreachable = errors.New("model server not reachable")
+	ErrUnreachable error = index.Errorf(index.Invalid, "model server not reachable")
 	// ErrModelNotFound: the server does not have the model.
-	ErrModelNotFound = errors.New("model not found")
+	ErrModelNotFound error = index.Errorf(index.Invalid, "model not found")
 	// ErrTooLong: an input is longer than the model's context. The server
-	// refused it rather than cutting it.
+	// refused it rather than cutting it. It has no code: it concerns one
+	// text, which the caller splits or skips.
 	ErrTooLong = errors.New("input longer than the model's context")
 	// ErrUnauthorized: the server wants an API key, or another one.
-	ErrUnauthorized = errors.New("not authorized")
+	ErrUnauthorized error = index.Errorf(index.Invalid, "not authorized")
 )
 
 // Error is a request that failed, with what the server said and what to do.
@@ -99,11 +106,17 @@ func (e *Error) short() string {
 	return b.String()
 }
 
-// Unwrap returns the underlying cause.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Is matches the error's Kind.
-func (e *Error) Is(target error) bool { return e.Kind != nil && target == e.Kind }
+// Unwrap returns the error's Kind and its underlying cause, those that are
+// set: errors.Is matches the Kind, and index.CodeOf finds its code.
+func (e *Error) Unwrap() []error {
+	var errs []error
+	for _, err := range []error{e.Kind, e.Err} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
 
 // NewError returns an *Error of a kind, for failures a provider finds itself
 // (a model missing from a list, a response of the wrong shape).

@@ -1,7 +1,8 @@
-package remote
+package modelserver
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -232,4 +233,15 @@ func IsChatModel(m OllamaModel) bool {
 		return m.Has("completion")
 	}
 	return !IsEmbeddingModel(m)
+}
+
+// OllamaHints says what to do about an Ollama server's errors; section
+// names the configuration section ("embedding", "context") and model the
+// model to pull.
+func OllamaHints(section, model string) Hints {
+	return Hints{
+		Unreachable:   fmt.Sprintf("start it with 'ollama serve', or check [%s] url", section),
+		ModelNotFound: fmt.Sprintf("run 'ollama pull %s'", model),
+		NotFound:      fmt.Sprintf("check [%s] url", section),
+	}
 }

@@ -1,9 +1,13 @@
-package remote
+package modelserver
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/grimoire-search/grimoire/index"
 )
 
 func TestParseErrorBody(t *testing.T) {
@@ -109,4 +113,72 @@ func FuzzParseOllamaShow(f *testing.F) {
 			t.Fatalf("negative length: %+v", m)
 		}
 	})
+}
+
+// TestErrorCodes checks that the kinds only the user can fix carry the code
+// the CLI's exit status and MCP's tool errors come from, through wrapping,
+// and that errors.Is still matches the kind and the cause.
+func TestErrorCodes(t *testing.T) {
+	c := mustClient(t, fastOptions("http://localhost:1"))
+	cause := errors.New("connection refused")
+	tests := []struct {
+		name string
+		kind error
+		code index.Code
+	}{
+		{"unreachable", ErrUnreachable, index.Invalid},
+		{"model not found", ErrModelNotFound, index.Invalid},
+		{"unauthorized", ErrUnauthorized, index.Invalid},
+		{"too long", ErrTooLong, index.Internal},
+		{"no kind", nil, index.Internal},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewError(c, tc.kind, "it failed", "do this")
+			e.Err = cause
+			err := fmt.Errorf("[embedding] ollama: %w", e)
+			if got := index.CodeOf(err); got != tc.code {
+				t.Errorf("code %v, want %v", got, tc.code)
+			}
+			if tc.kind != nil && !errors.Is(err, tc.kind) {
+				t.Errorf("%v does not match its kind", err)
+			}
+			if !errors.Is(err, cause) || errors.Is(err, index.ErrNotFound) {
+				t.Errorf("%v: cause lost, or taken for a missing book", err)
+			}
+			if strings.Contains(err.Error(), "model server not reachable") || strings.Contains(err.Error(), "not authorized") {
+				t.Errorf("the kind's own text is in the message: %v", err)
+			}
+		})
+	}
+	// A server that is not there, for real.
+	_, err := OllamaTags(t.Context(), mustClient(t, fastOptions(closedURL(t))))
+	if !errors.Is(err, ErrUnreachable) || index.CodeOf(err) != index.Invalid {
+		t.Errorf("closed port: %v (code %v)", err, index.CodeOf(err))
+	}
+}
+
+func TestCheckProvider(t *testing.T) {
+	tests := []struct {
+		provider string
+		known    []string
+		want     string
+	}{
+		{"ollama", []string{"none", "ollama", "openai"}, ""},
+		{"", []string{"builtin", "ollama", "openai"}, `[embedding] provider = "": want "builtin", "ollama" or "openai"`},
+		{"x", []string{"a", "b"}, `[embedding] provider = "x": want "a" or "b"`},
+		{"x", []string{"a"}, `[embedding] provider = "x": want "a"`},
+	}
+	for _, tc := range tests {
+		err := CheckProvider("embedding", tc.provider, tc.known...)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.provider, err)
+			}
+			continue
+		}
+		if err == nil || err.Error() != tc.want || index.CodeOf(err) != index.Invalid {
+			t.Errorf("%q among %q: %v, want %s (Invalid)", tc.provider, tc.known, err, tc.want)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package remote
+package modelserver
 
 import (
 	"context"
@@ -15,9 +15,9 @@ import (
 // fastOptions are Options whose waits are a few milliseconds at most.
 func fastOptions(url string) Options {
 	return Options{
-		URL: url, Server: "test server", Timeout: 2 * time.Second,
-		Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
-		Hints: Hints{Unreachable: "start it", ModelNotFound: "pull it", Unauthorized: "set the key", NotFound: "check the url"},
+		URL: url, Server: "test server",
+		Transport: Transport{Timeout: 2 * time.Second, Backoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond},
+		Hints:     Hints{Unreachable: "start it", ModelNotFound: "pull it", Unauthorized: "set the key", NotFound: "check the url"},
 	}
 }
 
@@ -235,7 +235,7 @@ func TestMalformedResponseIsPermanent(t *testing.T) {
 }
 
 func TestBackoff(t *testing.T) {
-	c := mustClient(t, Options{URL: "http://x", Backoff: 100 * time.Millisecond, MaxBackoff: time.Second})
+	c := mustClient(t, Options{URL: "http://x", Transport: Transport{Backoff: 100 * time.Millisecond, MaxBackoff: time.Second}})
 	for attempt, want := range map[int]time.Duration{1: 100 * time.Millisecond, 2: 200 * time.Millisecond, 3: 400 * time.Millisecond, 6: time.Second} {
 		for range 20 {
 			d := c.backoff(attempt, 0)

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/ingest/llm"
+)
+
+// embedConfig is the [embedding] section as package embed takes it. Either
+// prefix set replaces both of the model family's.
+func (c *Config) embedConfig() embed.Config {
+	e := c.Embedding
+	var prefixes *embed.Prefixes
+	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
+		prefixes = &embed.Prefixes{Query: e.QueryPrefix, Document: e.DocumentPrefix}
+	}
+	return embed.Config{Provider: e.Provider, Model: e.Model, URL: e.URL, APIKeyEnv: e.APIKeyEnv, Prefixes: prefixes}
+}
+
+// llmConfig is the [context] section as package llm takes it.
+func (c *Config) llmConfig() llm.Config {
+	x := c.Context
+	return llm.Config{Provider: x.Provider, Model: x.Model, URL: x.URL, APIKeyEnv: x.APIKeyEnv}
+}
