@@ -7,6 +7,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -260,19 +261,34 @@ func phrasingsOf(q Query) ([]string, error) {
 	for _, p := range append([]string{q.Text}, q.Phrasings...) {
 		if p = strings.TrimSpace(p); p != "" {
 			if n := len([]rune(p)); n > MaxQueryRunes {
-				return nil, index.Errorf(index.Invalid, "query is %d characters long; the maximum is %d", n, MaxQueryRunes)
+				return nil, badQuery("query is %d characters long; the maximum is %d", n, MaxQueryRunes)
 			}
 			phrasings = append(phrasings, p)
 		}
 	}
 	if len(phrasings) == 0 {
-		return nil, index.Errorf(index.Invalid, "empty query")
+		return nil, badQuery("empty query")
 	}
 	if len(phrasings) > 8 {
-		return nil, index.Errorf(index.Invalid, "%d phrasings; at most 8 are fused", len(phrasings))
+		return nil, badQuery("%d phrasings; at most 8 are fused", len(phrasings))
 	}
 	return phrasings, nil
 }
+
+// ErrBadQuery is matched by errors.Is for a query that cannot be searched
+// as it stands (empty, too long, too many phrasings): the query's fault,
+// not the library's or a model server's. Such errors have code Invalid.
+var ErrBadQuery = errors.New("the query cannot be searched")
+
+type queryError struct{ err *index.Error }
+
+func badQuery(format string, args ...any) error {
+	return queryError{index.Errorf(index.Invalid, format, args...)}
+}
+
+func (e queryError) Error() string        { return e.err.Error() }
+func (e queryError) Unwrap() error        { return e.err }
+func (e queryError) Is(target error) bool { return target == ErrBadQuery }
 
 // runArms runs the full-text and vector arms the search's mode asks for,
 // each phrasing's ranking in a list of its own.

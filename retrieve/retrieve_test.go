@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand"
 	"path/filepath"
@@ -495,5 +496,17 @@ func TestIDFTable(t *testing.T) {
 				t.Fatalf("n=%d: an unseen feature has idf %v", n, tab.idf(k))
 			}
 		}
+	}
+}
+
+func TestBadQueryErrors(t *testing.T) {
+	for _, q := range []Query{{Text: "  "}, {Text: strings.Repeat("x", MaxQueryRunes+1)}, {Text: "a", Phrasings: []string{"b", "c", "d", "e", "f", "g", "h", "i"}}} {
+		_, err := phrasingsOf(q)
+		if !errors.Is(err, ErrBadQuery) || index.CodeOf(err) != index.Invalid {
+			t.Errorf("phrasingsOf(%.20q…): %v, want a bad query with code Invalid", q.Text, err)
+		}
+	}
+	if p, err := phrasingsOf(Query{Text: "owls"}); err != nil || len(p) != 1 {
+		t.Errorf("a plain query: %v %v", p, err)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,7 +158,7 @@ func (a *app) evalBEIR(ctx context.Context, dir, split, workdir string, modes []
 func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limit int, docOf func(retrieve.HitView) string) ([]string, error) {
 	hits, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
 	if err != nil {
-		if index.CodeOf(err) == index.Invalid {
+		if errors.Is(err, retrieve.ErrBadQuery) {
 			return nil, nil // a query without words: no ranking
 		}
 		return nil, err
@@ -237,7 +238,7 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 			}
 			if len(rel) == 0 {
 				hits, err := lb.Search(ctx, retrieve.Query{Text: g.Query, Mode: mode, Limit: 10})
-				if err != nil && index.CodeOf(err) != index.Invalid {
+				if err != nil && !errors.Is(err, retrieve.ErrBadQuery) {
 					return nil, err
 				}
 				acc.AddNegative(retrieve.NoMatchViews(hits))
