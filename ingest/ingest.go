@@ -85,7 +85,7 @@ type Options struct {
 	// ContextStamp names Context's model and prompts, for the index.
 	ContextStamp index.ContextStamp
 	// ContextConcurrency bounds the requests to the language model in
-	// flight; default 2.
+	// flight; default DefaultContextConcurrency.
 	ContextConcurrency int
 	// PDF extracts PDF text. It starts PDFium on its first PDF only; a
 	// caller that runs ingest repeatedly (watch) keeps one for all runs.
@@ -100,6 +100,10 @@ type Options struct {
 	Progress func(Progress)
 	Logger   *slog.Logger
 }
+
+// DefaultContextConcurrency is how many requests a run keeps in flight to
+// the language model that writes chunk contexts, unless told otherwise.
+const DefaultContextConcurrency = 2
 
 // Progress reports how far an ingest run is.
 type Progress struct {
@@ -116,12 +120,6 @@ type Result struct {
 	Failed   int
 	Pruned   int
 	Failures []index.Failure
-}
-
-// Stamp returns the index stamp for an embedder's model.
-func Stamp(e embed.Embedder) index.Stamp {
-	i := e.Info()
-	return index.Stamp{Provider: i.Provider, Model: i.Model, Dim: i.Dim, Prefix: i.Prefix}
 }
 
 // Run ingests every pending or partly ingested book.
@@ -163,7 +161,7 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		opts.ParseTimeout = 10 * time.Minute
 	}
 	if opts.ContextConcurrency <= 0 {
-		opts.ContextConcurrency = 2
+		opts.ContextConcurrency = DefaultContextConcurrency
 	}
 	log := opts.Logger
 	if log == nil {
@@ -176,7 +174,7 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if len(books) == 0 {
 		return res, nil
 	}
-	if err := w.SetStamp(ctx, Stamp(opts.Embedder)); err != nil {
+	if err := w.SetStamp(ctx, opts.Embedder.Info().Stamp()); err != nil {
 		return res, err
 	}
 	if opts.Context != nil {
@@ -367,7 +365,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: typ, PageCount: d.PageCount, PageLabels: d.PageLabels}
 	// A rebuild hands back the contexts and vectors the old index held for
 	// chunks that came out the same: the models are not asked again.
-	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, Stamp(p.opts.Embedder))
+	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, p.opts.Embedder.Info().Stamp())
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,8 @@ type neighborsArgs struct {
 
 type statusArgs struct{}
 
+// maxSearchLimit is the most passages one search returns to a model, below
+// retrieve.MaxLimit: every passage costs the model's context.
 const maxSearchLimit = 50
 
 // A page of list_books stays well under a megabyte (a book is about 700
@@ -185,10 +187,10 @@ func (s *Server) section(ctx context.Context, _ mcpgo.CallToolRequest, a section
 }
 
 func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchArgs) (*mcpgo.CallToolResult, error) {
-	switch {
-	case a.Limit < 0 || a.Limit > maxSearchLimit:
-		return mcpgo.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (got %d)", maxSearchLimit, a.Limit)), nil
-	case strings.TrimSpace(a.Query) == "" && len(a.Queries) == 0:
+	if _, err := retrieve.CheckLimit(a.Limit, maxSearchLimit); err != nil {
+		return mcpgo.NewToolResultError(err.Error()), nil
+	}
+	if strings.TrimSpace(a.Query) == "" && len(a.Queries) == 0 {
 		return mcpgo.NewToolResultError("query is empty: say what to look for"), nil
 	}
 	text, phrasings := a.Query, a.Queries
@@ -200,7 +202,7 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 		return s.toolError("search", err), nil
 	}
 	var b strings.Builder
-	noMatch := retrieve.NoMatchViews(hits)
+	noMatch := retrieve.NoMatch(hits)
 	switch {
 	case len(hits) == 0:
 		b.WriteString("No passages match. Try other words, or list_books to see what the library holds.\n")
@@ -265,12 +267,10 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 	return result(v, b.String()), nil
 }
 
+// pageText is a page range as the tools' text shows it after a title.
 func pageText(start, end *int) string {
-	switch {
-	case start == nil:
-		return ""
-	case end != nil && *end > *start:
-		return fmt.Sprintf(" (pp. %d–%d)", *start, *end)
+	if r := retrieve.PageRange(start, end); r != "" {
+		return " (" + r + ")"
 	}
-	return fmt.Sprintf(" (p. %d)", *start)
+	return ""
 }

@@ -97,14 +97,30 @@ type Query struct {
 	// Filters: a book slug, part of an author's name, a source type, a
 	// path prefix.
 	Book, Author, Type, PathPrefix string
-	// Limit is the number of hits; default 10, at most 100.
+	// Limit is the number of hits; 0 is DefaultLimit, at most MaxLimit.
 	Limit int
 	// Mode overrides Options.Mode when set.
 	Mode string
 }
 
-// MaxLimit is the largest number of hits one search returns.
-const MaxLimit = 100
+// Limits on the number of hits one search returns.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 100
+)
+
+// CheckLimit returns the number of hits a search asking for limit returns
+// (DefaultLimit for 0), or an Invalid error when limit is outside 1 to
+// most. Front ends that return hits to a model pass a most below MaxLimit.
+func CheckLimit(limit, most int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultLimit, nil
+	case limit < 0 || limit > most:
+		return 0, index.Errorf(index.Invalid, "limit must be between 1 and %d (got %d)", most, limit)
+	}
+	return limit, nil
+}
 
 // MaxQueryRunes is the longest query text accepted; longer text is refused,
 // not cut silently.
@@ -170,9 +186,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if mode == "" {
 		mode = s.opts.Mode
 	}
-	switch mode {
-	case Hybrid, FTS, Vector:
-	default:
+	if !validMode(mode) {
 		return nil, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", mode)
 	}
 	// Without an embedder, hybrid search is full text (re-scored by
@@ -181,14 +195,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if mode == Vector && !vectors {
 		return nil, index.Errorf(index.Invalid, "vector search needs an embedder")
 	}
-	limit := q.Limit
-	switch {
-	case limit == 0:
-		limit = 10
-	case limit < 0:
-		return nil, index.Errorf(index.Invalid, "limit must be positive, not %d", limit)
-	case limit > MaxLimit:
-		return nil, index.Errorf(index.Invalid, "limit %d is over the maximum of %d", limit, MaxLimit)
+	limit, err := CheckLimit(q.Limit, MaxLimit)
+	if err != nil {
+		return nil, err
 	}
 	var phrasings []string
 	for _, p := range append([]string{q.Text}, q.Phrasings...) {
@@ -353,15 +362,21 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 // those books fire it on the books never and on SciFact 60 %.
 const NoMatchCoverage = 0.35
 
-// NoMatch reports whether hits, best first, hold nothing that answers the
-// question they were found for.
-func NoMatch(hits []Hit) bool {
+// NoMatch reports whether hits, as Search or Library.Search returns them,
+// hold nothing that answers the question they were found for.
+func NoMatch[H covered](hits []H) bool {
 	best := 0.0
 	for _, h := range hits {
-		best = max(best, h.Coverage)
+		best = max(best, h.coverage())
 	}
 	return best < NoMatchCoverage
 }
+
+// covered are the hits NoMatch judges: Hit and HitView.
+type covered interface{ coverage() float64 }
+
+func (h Hit) coverage() float64     { return h.Coverage }
+func (h HitView) coverage() float64 { return h.Coverage }
 
 // scoreCoverage sets each hit's Coverage: the share of the question's words,
 // weighted by how rare they are in the library (IDF), that the passage

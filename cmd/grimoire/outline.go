@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/retrieve"
 )
 
 func (a *app) outlineCmd() *cobra.Command {
@@ -79,12 +81,10 @@ func (a *app) sectionCmd() *cobra.Command {
 	return cmd
 }
 
+// pages is a page range as outline prints it after a title.
 func pages(start, end *int) string {
-	switch {
-	case start == nil:
-		return ""
-	case end != nil && *end > *start:
-		return fmt.Sprintf("  (pp. %d–%d)", *start, *end)
+	if r := retrieve.PageRange(start, end); r != "" {
+		return "  (" + r + ")"
 	}
-	return fmt.Sprintf("  (p. %d)", *start)
+	return ""
 }
