@@ -13,11 +13,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/embed"
@@ -400,7 +395,7 @@ func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits [
 		words := queryWords(p)
 		var lookup []string
 		for _, w := range words {
-			f := foldTerm(w)
+			f := index.FoldTerm(w)
 			lookup = append(lookup, f, strings.TrimSuffix(f, "s"))
 		}
 		df, err := s.termDocs(ctx, lookup)
@@ -409,7 +404,7 @@ func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits [
 		}
 		var ws []weighted
 		for _, w := range words {
-			f := foldTerm(w)
+			f := index.FoldTerm(w)
 			d := float64(max(df[f], df[strings.TrimSuffix(f, "s")]))
 			ws = append(ws, weighted{f, math.Log(1 + (float64(n)-d+0.5)/(d+0.5))})
 		}
@@ -419,7 +414,7 @@ func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits [
 		h := &hits[i]
 		have := make(map[string]bool)
 		for _, t := range queryWords(h.Heading + " " + h.Context + " " + h.Text) {
-			have[foldTerm(t)] = true
+			have[index.FoldTerm(t)] = true
 		}
 		for _, ws := range asks {
 			var got, all float64
@@ -615,7 +610,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (match, all strin
 	// form without a plural s find the common ones ("the", "was" as "wa").
 	var lookup []string
 	for _, w := range words {
-		f := foldTerm(w)
+		f := index.FoldTerm(w)
 		lookup = append(lookup, f, strings.TrimSuffix(f, "s"))
 	}
 	df, err := s.termDocs(ctx, lookup)
@@ -623,7 +618,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (match, all strin
 		return "", "", err
 	}
 	docs := func(w string) int {
-		f := foldTerm(w)
+		f := index.FoldTerm(w)
 		return max(df[f], df[strings.TrimSuffix(f, "s")])
 	}
 	var kept []string
@@ -706,24 +701,4 @@ func (s *Searcher) checkStats(ctx context.Context) error {
 	}
 	s.count, s.statsKey, s.df = n, key, make(map[string]int)
 	return nil
-}
-
-// foldTerm lowers and strips diacritics like the FTS5 tokenizer does.
-func foldTerm(w string) string {
-	ascii := true
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(w) // nothing to fold, and no transform to build
-	}
-	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	f, _, err := transform.String(t, strings.ToLower(w))
-	if err != nil {
-		return strings.ToLower(w)
-	}
-	return f
 }
