@@ -29,6 +29,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/text"
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/subword"
 )
 
 // SourceType returns the source type of a path by its extension, or "" when
@@ -126,27 +127,9 @@ type Result struct {
 func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	res, err := run(ctx, w, opts)
 	if err == nil {
-		err = RefreshFeatureStats(ctx, w)
+		err = subword.Refresh(ctx, w)
 	}
 	return res, err
-}
-
-// RefreshFeatureStats draws the index's feature statistics again when the
-// library has changed by a tenth since they were drawn, or has none.
-func RefreshFeatureStats(ctx context.Context, w *index.Writer) error {
-	n, err := w.ChunkCount(ctx)
-	if err != nil {
-		return err
-	}
-	st, ok, err := w.FeatureStatsHeader(ctx)
-	if err != nil || (ok && !st.Stale(n)) {
-		return err
-	}
-	st, err = w.SampleFeatureStats(ctx, embed.NewBuiltin().Features)
-	if err != nil {
-		return err
-	}
-	return w.PutFeatureStats(ctx, st)
 }
 
 func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {

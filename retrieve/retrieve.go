@@ -15,7 +15,7 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/subword"
 )
 
 // Modes of retrieval.
@@ -148,9 +148,9 @@ type Searcher struct {
 	opts Options
 	vecs vectorIndex
 
-	// feats and subword serve the Rerank fusion.
-	feats   featureSource
-	subword featureStats
+	// feats and rarity serve the Rerank fusion.
+	feats  *subword.Extractor
+	rarity *subword.Rarity
 
 	// Statistics for leaving common words out, valid while the index's
 	// change key is statsKey.
@@ -163,7 +163,8 @@ type Searcher struct {
 // New returns a searcher over db. emb may be nil when only full-text search
 // is wanted.
 func New(db *index.DB, emb QueryEmbedder, opts Options) *Searcher {
-	return &Searcher{db: db, emb: emb, opts: opts.normalized(), feats: embed.NewBuiltin()}
+	feats := subword.NewExtractor()
+	return &Searcher{db: db, emb: emb, opts: opts.normalized(), feats: feats, rarity: subword.NewRarity(feats)}
 }
 
 // Prepare loads the vectors into memory (or the ones added since the last
