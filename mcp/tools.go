@@ -166,9 +166,9 @@ func (s *Server) outline(ctx context.Context, _ mcpgo.CallToolRequest, a outline
 	}
 	b.WriteString("\n")
 	for _, c := range o.Chapters {
-		fmt.Fprintf(&b, "chapter %d: %s%s\n", c.Index, c.Title, pageText(c.PageStart, c.PageEnd))
+		fmt.Fprintf(&b, "chapter %d: %s%s\n", c.Index, c.Title, retrieve.PageNote(" ", c.PageStart, c.PageEnd))
 		for _, sec := range c.Sections {
-			fmt.Fprintf(&b, "  section %d.%d: %s%s\n", c.Index, sec.Index, sec.Title, pageText(sec.PageStart, sec.PageEnd))
+			fmt.Fprintf(&b, "  section %d.%d: %s%s\n", c.Index, sec.Index, sec.Title, retrieve.PageNote(" ", sec.PageStart, sec.PageEnd))
 		}
 	}
 	return result(o, b.String()), nil
@@ -234,7 +234,7 @@ func (s *Server) neighbors(ctx context.Context, _ mcpgo.CallToolRequest, a neigh
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (chunks %d of %d)\n\n", v.Title, len(v.Chunks), v.TotalChunks)
 	for _, k := range v.Chunks {
-		fmt.Fprintf(&b, "[chunk %d] %s%s\n%s\n\n", k.ChunkIndex, k.Heading, pageText(k.PageStart, k.PageEnd), k.Text)
+		fmt.Fprintf(&b, "[chunk %d] %s%s\n%s\n\n", k.ChunkIndex, k.Heading, retrieve.PageNote(" ", k.PageStart, k.PageEnd), k.Text)
 	}
 	return result(v, b.String()), nil
 }
@@ -265,12 +265,4 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 		fmt.Fprintf(&b, "problem: %s: %s\n", f.Path, f.Error)
 	}
 	return result(v, b.String()), nil
-}
-
-// pageText is a page range as the tools' text shows it after a title.
-func pageText(start, end *int) string {
-	if r := retrieve.PageRange(start, end); r != "" {
-		return " (" + r + ")"
-	}
-	return ""
 }

@@ -357,9 +357,10 @@ func pageCitation(b index.Book, ps, pe int) string {
 	return ", " + pageRange(ps, pe)
 }
 
-// PageRange renders the pages of an outline entry, a section or a chunk
-// view by number: "p. 3", "pp. 3–5", or "" when it has none.
-func PageRange(start, end *int) string {
+// PageNote renders the pages of an outline entry, a section or a chunk
+// view as the front ends print them after its title: gap, then "(p. 3)" or
+// "(pp. 3–5)"; "" when it has none.
+func PageNote(gap string, start, end *int) string {
 	if start == nil {
 		return ""
 	}
@@ -367,7 +368,7 @@ func PageRange(start, end *int) string {
 	if end != nil {
 		e = *end
 	}
-	return pageRange(*start, e)
+	return gap + "(" + pageRange(*start, e) + ")"
 }
 
 // pageRange renders pages ps to pe by number; pe may be 0 or ps for one page.

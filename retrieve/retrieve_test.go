@@ -467,3 +467,42 @@ func TestRerankFindsOtherWordForms(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckLimit(t *testing.T) {
+	tests := []struct {
+		limit, most, want int
+		invalid           bool
+	}{
+		{0, MaxLimit, DefaultLimit, false},
+		{1, MaxLimit, 1, false},
+		{MaxLimit, MaxLimit, MaxLimit, false},
+		{MaxLimit + 1, MaxLimit, 0, true},
+		{-1, MaxLimit, 0, true},
+		{50, 50, 50, false},
+		{51, 50, 0, true},
+	}
+	for _, tc := range tests {
+		got, err := CheckLimit(tc.limit, tc.most)
+		if got != tc.want || (err != nil) != tc.invalid || (err != nil && index.CodeOf(err) != index.Invalid) {
+			t.Errorf("CheckLimit(%d, %d) = %d, %v", tc.limit, tc.most, got, err)
+		}
+	}
+}
+
+func TestPageNote(t *testing.T) {
+	p := func(n int) *int { return &n }
+	tests := []struct {
+		start, end *int
+		want       string
+	}{
+		{nil, nil, ""},
+		{p(3), nil, " (p. 3)"},
+		{p(3), p(3), " (p. 3)"},
+		{p(3), p(5), " (pp. 3–5)"},
+	}
+	for _, tc := range tests {
+		if got := PageNote(" ", tc.start, tc.end); got != tc.want {
+			t.Errorf("PageNote(%v, %v) = %q, want %q", tc.start, tc.end, got, tc.want)
+		}
+	}
+}

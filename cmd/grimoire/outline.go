@@ -34,12 +34,12 @@ func (a *app) outlineCmd() *cobra.Command {
 			}
 			fmt.Fprintln(a.stdout)
 			for _, c := range o.Chapters {
-				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, field(c.Title), pages(c.PageStart, c.PageEnd))
+				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, field(c.Title), retrieve.PageNote("  ", c.PageStart, c.PageEnd))
 				if len(c.Sections) == 1 && c.Sections[0].Title == c.Title {
 					continue
 				}
 				for _, s := range c.Sections {
-					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, field(s.Title), pages(s.PageStart, s.PageEnd))
+					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, field(s.Title), retrieve.PageNote("  ", s.PageStart, s.PageEnd))
 				}
 			}
 			return nil
@@ -79,12 +79,4 @@ func (a *app) sectionCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
-}
-
-// pages is a page range as outline prints it after a title.
-func pages(start, end *int) string {
-	if r := retrieve.PageRange(start, end); r != "" {
-		return "  (" + r + ")"
-	}
-	return ""
 }
