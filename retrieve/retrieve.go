@@ -45,13 +45,14 @@ type Options struct {
 	// Columns weighs the BM25 columns.
 	Columns index.FTSWeights
 	// Fusion is how hybrid search merges the arms: RRF (the default) or
-	// Rerank.
+	// Rerank; Auto is for Open to settle.
 	Fusion string
 	// Dim is the embedder's vector length.
 	Dim int
 }
 
-// DefaultOptions returns grimoire.toml's defaults.
+// DefaultOptions returns what New takes for the options left at zero.
+// grimoire.toml starts from ConfigDefaults.
 func DefaultOptions() Options {
 	return Options{
 		Mode: Hybrid, RRFK: 60, CandidatePool: 50,
