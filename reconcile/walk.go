@@ -151,7 +151,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 }
 
 // DefaultMaxFileSize is the size limit, in bytes, that grimoire.toml
-// starts from (Options.MaxFileSize): ingest reads a book whole into memory.
+// starts from (see Options.MaxFileSize).
 const DefaultMaxFileSize = 512 << 20
 
 func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) error {
