@@ -10,10 +10,11 @@ import (
 )
 
 // FeatureStats count, for a sample of the chunks, how many hold each text
-// feature (a hash of a character n-gram, as the built-in embedder makes
-// them): search weighs features by their rarity with them. The writer
-// refreshes them when the library has grown or shrunk by a tenth; a sample
-// of a couple of thousand chunks estimates rarity as well as all of them.
+// feature (a hash of a character n-gram; package subword says what a
+// feature is, and when and how the statistics are drawn and read): search
+// weighs features by their rarity with them. The writer refreshes them when
+// the library has grown or shrunk by a tenth; a sample of a couple of
+// thousand chunks estimates rarity as well as all of them.
 type FeatureStats struct {
 	// Version changes with every refresh.
 	Version int64

@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // fileColumns are the columns scanFile reads, in its order.
@@ -224,7 +224,7 @@ func (t *Tx) ClearIssues(ctx context.Context, roots []string, keep map[string]bo
 			rows.Close()
 			return fmt.Errorf("clear issues: %w", err)
 		}
-		if !keep[p] && underAny(p, roots) {
+		if !keep[p] && subtree.InAny(p, roots) {
 			drop = append(drop, p)
 		}
 	}
@@ -307,15 +307,6 @@ DELETE FROM book WHERE id IN (
 		}
 	}
 	return int(n), nil
-}
-
-func underAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
 }
 
 // Excluded reports whether the user deleted the content h.

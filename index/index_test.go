@@ -475,3 +475,28 @@ func TestFeatureStatsRoundTrip(t *testing.T) {
 		t.Errorf("5 chunks sampled: stale at 6 %v, at 5 %v", got.Stale(6), got.Stale(5))
 	}
 }
+
+func TestFoldTermIsTheTokenizers(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"owls", "owls"},
+		{"Owls", "owls"},
+		{"Château", "chateau"},
+		{"NAÏVE", "naive"},
+		{"Ångström", "angstrom"},
+		{"世界", "世界"},
+	}
+	for _, tc := range tests {
+		if got := FoldTerm(tc.in); got != tc.want {
+			t.Errorf("FoldTerm(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// The folded word is the term the full-text index holds.
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := put(t, w, "/lib/a.txt", "a", Hash{})
+	ingestFake(t, w, h, "Menu", "Café crème")
+	docs, err := w.TermDocs(ctx, []string{FoldTerm("Café"), FoldTerm("CRÈME")})
+	if err != nil || docs["cafe"] != 1 || docs["creme"] != 1 {
+		t.Errorf("terms of the folded words: %v %v", docs, err)
+	}
+}

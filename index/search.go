@@ -10,6 +10,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 // FTSHit is one chunk found by full-text search. Score is BM25 with the sign
@@ -208,6 +214,28 @@ ORDER BY s LIMIT ?`
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// FoldTerm lowers w and strips its diacritics as the full-text index's
+// tokenizer (unicode61 with remove_diacritics 2) does, for looking up a
+// word's statistics with TermDocs. It does not stem.
+func FoldTerm(w string) string {
+	ascii := true
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(w) // nothing to fold, and no transform to build
+	}
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	f, _, err := transform.String(t, strings.ToLower(w))
+	if err != nil {
+		return strings.ToLower(w)
+	}
+	return f
 }
 
 // TermDocs returns how many chunks contain each of the given index terms

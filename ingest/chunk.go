@@ -28,6 +28,19 @@ func DefaultChunking() Chunking {
 	return Chunking{ChunkTokens: 400, OverlapTokens: 60, SectionSplitTokens: 3000}
 }
 
+// ForModel returns c with ChunkTokens lowered, when needed, for an
+// embedding model that takes contextLength tokens (0: unknown, c as it is).
+// A chunk of up to 1.5 times ChunkTokens (a short section kept whole), with
+// its heading path and context, must fit the model's context, with room for
+// the token estimate's error. A text that still does not fit is embedded in
+// halves, never cut.
+func (c Chunking) ForModel(contextLength int) Chunking {
+	if n := contextLength; n > 0 && c.ChunkTokens*3/2+100 > n*4/5 {
+		c.ChunkTokens = max(64, (n*4/5-100)*2/3)
+	}
+	return c
+}
+
 func (c Chunking) normalized() Chunking {
 	if c.ChunkTokens <= 0 {
 		c.ChunkTokens = DefaultChunking().ChunkTokens

@@ -176,3 +176,28 @@ func TestPagesCarried(t *testing.T) {
 		t.Errorf("chapter pages %d–%d", c.PageStart, c.PageEnd)
 	}
 }
+
+func TestChunkingForModel(t *testing.T) {
+	c := DefaultChunking()
+	tests := []struct {
+		name    string
+		context int
+		want    int
+	}{
+		{"context unknown", 0, 400},
+		{"room to spare", 8192, 400},
+		// 400·1.5+100 = 700 tokens must fit in 4/5 of the context.
+		{"just fits", 875, 400},
+		{"just too small", 874, (874*4/5 - 100) * 2 / 3},
+		{"512-token model", 512, 206},
+		{"tiny model", 100, 64},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.ForModel(tc.context)
+			if got.ChunkTokens != tc.want || got.OverlapTokens != c.OverlapTokens || got.SectionSplitTokens != c.SectionSplitTokens {
+				t.Errorf("ForModel(%d) = %+v, want chunk_tokens %d and the rest as it was", tc.context, got, tc.want)
+			}
+		})
+	}
+}

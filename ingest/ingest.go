@@ -26,6 +26,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/subword"
 )
 
 // Options configure an ingest run.
@@ -39,7 +40,7 @@ type Options struct {
 	// ContextStamp names Context's model and prompts, for the index.
 	ContextStamp index.ContextStamp
 	// ContextConcurrency bounds the requests to the language model in
-	// flight; default 2.
+	// flight; default DefaultContextConcurrency.
 	ContextConcurrency int
 	// Parsers read the books. A caller that runs ingest repeatedly
 	// (watch) keeps one for all runs, so that PDFium starts once; when
@@ -54,6 +55,10 @@ type Options struct {
 	Progress func(Progress)
 	Logger   *slog.Logger
 }
+
+// DefaultContextConcurrency is how many requests a run keeps in flight to
+// the language model that writes chunk contexts, unless told otherwise.
+const DefaultContextConcurrency = 2
 
 // Progress reports how far an ingest run is.
 type Progress struct {
@@ -72,37 +77,13 @@ type Result struct {
 	Failures []index.Failure
 }
 
-// Stamp returns the index stamp for an embedder's model.
-func Stamp(e embed.Embedder) index.Stamp {
-	i := e.Info()
-	return index.Stamp{Provider: i.Provider, Model: i.Model, Dim: i.Dim, Prefix: i.Prefix}
-}
-
 // Run ingests every pending or partly ingested book.
 func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	res, err := run(ctx, w, opts)
 	if err == nil {
-		err = RefreshFeatureStats(ctx, w)
+		err = subword.Refresh(ctx, w)
 	}
 	return res, err
-}
-
-// RefreshFeatureStats draws the index's feature statistics again when the
-// library has changed by a tenth since they were drawn, or has none.
-func RefreshFeatureStats(ctx context.Context, w *index.Writer) error {
-	n, err := w.ChunkCount(ctx)
-	if err != nil {
-		return err
-	}
-	st, ok, err := w.FeatureStatsHeader(ctx)
-	if err != nil || (ok && !st.Stale(n)) {
-		return err
-	}
-	st, err = w.SampleFeatureStats(ctx, embed.NewBuiltin().Features)
-	if err != nil {
-		return err
-	}
-	return w.PutFeatureStats(ctx, st)
 }
 
 func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
@@ -117,7 +98,7 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		opts.ParseTimeout = 10 * time.Minute
 	}
 	if opts.ContextConcurrency <= 0 {
-		opts.ContextConcurrency = 2
+		opts.ContextConcurrency = DefaultContextConcurrency
 	}
 	log := opts.Logger
 	if log == nil {
@@ -130,7 +111,7 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if len(books) == 0 {
 		return res, nil
 	}
-	if err := w.SetStamp(ctx, Stamp(opts.Embedder)); err != nil {
+	if err := w.SetStamp(ctx, opts.Embedder.Info().Stamp()); err != nil {
 		return res, err
 	}
 	if opts.Context != nil {
@@ -309,7 +290,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: typ, PageCount: d.PageCount, PageLabels: d.PageLabels}
 	// A rebuild hands back the contexts and vectors the old index held for
 	// chunks that came out the same: the models are not asked again.
-	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, Stamp(p.opts.Embedder))
+	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, p.opts.Embedder.Info().Stamp())
 	if err != nil {
 		return nil, err
 	}

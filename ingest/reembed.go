@@ -15,7 +15,7 @@ import (
 // cut short continues where it stopped. It returns the number of chunks
 // embedded by this run.
 func Reembed(ctx context.Context, w *index.Writer, e embed.Embedder, batch int, progress func(done, total int)) (int, error) {
-	want := Stamp(e)
+	want := e.Info().Stamp()
 	cur, ok, err := w.Stamp(ctx)
 	if err != nil {
 		return 0, err

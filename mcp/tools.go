@@ -66,6 +66,8 @@ type neighborsArgs struct {
 
 type statusArgs struct{}
 
+// maxSearchLimit is the most passages one search returns to a model, below
+// retrieve.MaxLimit: every passage costs the model's context.
 const maxSearchLimit = 50
 
 // A page of list_books stays well under a megabyte (a book is about 700
@@ -164,9 +166,9 @@ func (s *Server) outline(ctx context.Context, _ mcpgo.CallToolRequest, a outline
 	}
 	b.WriteString("\n")
 	for _, c := range o.Chapters {
-		fmt.Fprintf(&b, "chapter %d: %s%s\n", c.Index, c.Title, pageText(c.PageStart, c.PageEnd))
+		fmt.Fprintf(&b, "chapter %d: %s%s\n", c.Index, c.Title, retrieve.PageNote(" ", c.PageStart, c.PageEnd))
 		for _, sec := range c.Sections {
-			fmt.Fprintf(&b, "  section %d.%d: %s%s\n", c.Index, sec.Index, sec.Title, pageText(sec.PageStart, sec.PageEnd))
+			fmt.Fprintf(&b, "  section %d.%d: %s%s\n", c.Index, sec.Index, sec.Title, retrieve.PageNote(" ", sec.PageStart, sec.PageEnd))
 		}
 	}
 	return result(o, b.String()), nil
@@ -185,10 +187,10 @@ func (s *Server) section(ctx context.Context, _ mcpgo.CallToolRequest, a section
 }
 
 func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchArgs) (*mcpgo.CallToolResult, error) {
-	switch {
-	case a.Limit < 0 || a.Limit > maxSearchLimit:
-		return mcpgo.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (got %d)", maxSearchLimit, a.Limit)), nil
-	case strings.TrimSpace(a.Query) == "" && len(a.Queries) == 0:
+	if _, err := retrieve.CheckLimit(a.Limit, maxSearchLimit); err != nil {
+		return mcpgo.NewToolResultError(err.Error()), nil
+	}
+	if strings.TrimSpace(a.Query) == "" && len(a.Queries) == 0 {
 		return mcpgo.NewToolResultError("query is empty: say what to look for"), nil
 	}
 	text, phrasings := a.Query, a.Queries
@@ -200,7 +202,7 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 		return s.toolError("search", err), nil
 	}
 	var b strings.Builder
-	noMatch := retrieve.NoMatchViews(hits)
+	noMatch := retrieve.NoMatch(hits)
 	switch {
 	case len(hits) == 0:
 		b.WriteString("No passages match. Try other words, or list_books to see what the library holds.\n")
@@ -232,7 +234,7 @@ func (s *Server) neighbors(ctx context.Context, _ mcpgo.CallToolRequest, a neigh
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (chunks %d of %d)\n\n", v.Title, len(v.Chunks), v.TotalChunks)
 	for _, k := range v.Chunks {
-		fmt.Fprintf(&b, "[chunk %d] %s%s\n%s\n\n", k.ChunkIndex, k.Heading, pageText(k.PageStart, k.PageEnd), k.Text)
+		fmt.Fprintf(&b, "[chunk %d] %s%s\n%s\n\n", k.ChunkIndex, k.Heading, retrieve.PageNote(" ", k.PageStart, k.PageEnd), k.Text)
 	}
 	return result(v, b.String()), nil
 }
@@ -263,14 +265,4 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 		fmt.Fprintf(&b, "problem: %s: %s\n", f.Path, f.Error)
 	}
 	return result(v, b.String()), nil
-}
-
-func pageText(start, end *int) string {
-	switch {
-	case start == nil:
-		return ""
-	case end != nil && *end > *start:
-		return fmt.Sprintf(" (pp. %d–%d)", *start, *end)
-	}
-	return fmt.Sprintf(" (p. %d)", *start)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // massRemoval is the "handful": a pass may remove this many files under a
@@ -34,7 +35,7 @@ type removalPlan struct {
 // folder it lies in, else the folder it was found in (no longer part of
 // the library).
 func (s *scanner) rootKey(f index.File) string {
-	if r := RootOf(f.Path, s.opts.Roots); r != "" {
+	if r := subtree.RootOf(f.Path, s.opts.Roots); r != "" {
 		return r
 	}
 	return f.Root

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // A planned file: its path below the library folder, its content and what
@@ -231,7 +232,7 @@ func TestPlanHoldsFolderOutOfTheLibrary(t *testing.T) {
 	for _, prune := range []bool{false, true} {
 		s := newScanner(nil, Options{Roots: []string{planRoot}, Prune: prune})
 		sv := survey{walk: newWalkResult(), rows: rows, known: known, full: true,
-			inScope: func(f index.File) bool { return !underAnyRoot(f.Path, s.opts.Roots) }}
+			inScope: func(f index.File) bool { return !subtree.InAny(f.Path, s.opts.Roots) }}
 		p := s.decide(sv, s.sift(sv), readResult{})
 		want, forgotten := held, []string(nil)
 		if prune {

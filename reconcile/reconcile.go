@@ -21,6 +21,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // Options configure a reconcile run.
@@ -107,7 +108,7 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	vanished := func(f index.File) bool {
 		// A row under no configured root is judged as a removal too; the
 		// evidence rules hold it back unless the user asks to prune.
-		return underCovered(f, res) || !underAnyRoot(f.Path, s.opts.Roots)
+		return underCovered(f, res) || !subtree.InAny(f.Path, s.opts.Roots)
 	}
 	return s.apply(ctx, res, vanished, s.opts.Roots, true)
 }
@@ -121,7 +122,7 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 	var scope []string
 	for _, p := range paths {
 		p = filepath.Clean(p)
-		root := RootOf(p, s.opts.Roots)
+		root := subtree.RootOf(p, s.opts.Roots)
 		if root == "" {
 			continue
 		}
@@ -164,14 +165,7 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			scope = append(scope, p) // a file replaced by a link, FIFO or device is gone
 		}
 	}
-	vanished := func(f index.File) bool {
-		for _, sp := range scope {
-			if f.Path == sp || strings.HasPrefix(f.Path, sp+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
-	}
+	vanished := func(f index.File) bool { return subtree.InAny(f.Path, scope) }
 	return s.apply(ctx, res, vanished, scope, false)
 }
 
@@ -466,29 +460,12 @@ func sortedEntries(m map[string]entry) []entry {
 }
 
 func underCovered(f index.File, res *walkResult) bool {
-	return res.covered[f.Root] && underAnyRoot(f.Path, []string{f.Root})
+	return res.covered[f.Root] && subtree.Contains(f.Root, f.Path)
 }
 
-func isBlocked(p string, blocked []string) bool {
-	for _, b := range blocked {
-		if p == b || strings.HasPrefix(p, b+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-func underAnyRoot(p string, roots []string) bool { return RootOf(p, roots) != "" }
-
-// RootOf returns the root that p lies under, or "".
-func RootOf(p string, roots []string) string {
-	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, string(filepath.Separator))+string(filepath.Separator)) {
-			return r
-		}
-	}
-	return ""
-}
+// isBlocked reports whether p is, or lies under, a path that the walk could
+// not look at.
+func isBlocked(p string, blocked []string) bool { return subtree.InAny(p, blocked) }
 
 // hasIgnoredPart reports whether any element of p below root is ignored.
 func hasIgnoredPart(p, root string) bool {

@@ -150,6 +150,10 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 	return nil
 }
 
+// DefaultMaxFileSize is the size limit, in bytes, that grimoire.toml
+// starts from (see Options.MaxFileSize).
+const DefaultMaxFileSize = 512 << 20
+
 func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) error {
 	if seen := res.roots[root]; seen != nil {
 		seen.files++

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/subword"
 )
 
 // syntheticIndex builds (once per directory) an index of n chunks of
@@ -73,7 +73,7 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 				b.Fatal(err)
 			}
 		}
-		if err := ingest.RefreshFeatureStats(ctx, w); err != nil {
+		if err := subword.Refresh(ctx, w); err != nil {
 			b.Fatal(err)
 		}
 		w.Close()

@@ -218,16 +218,6 @@ type HitView struct {
 	Coverage float64 `json:"coverage"`
 }
 
-// NoMatchViews reports whether hits hold nothing that answers the question
-// (see NoMatch).
-func NoMatchViews(hits []HitView) bool {
-	best := 0.0
-	for _, h := range hits {
-		best = max(best, h.Coverage)
-	}
-	return best < NoMatchCoverage
-}
-
 // Scores are each arm's view of a hit.
 type Scores struct {
 	FTSRank     int     `json:"fts_rank,omitempty"`
@@ -361,12 +351,32 @@ func pageCitation(b index.Book, ps, pe int) string {
 	switch {
 	case pe > ps && (ls != "" || le != ""):
 		return fmt.Sprintf(", pp. %s–%s (PDF pages %d–%d)", orNum(ls, ps), orNum(le, pe), ps, pe)
-	case pe > ps:
-		return fmt.Sprintf(", pp. %d–%d", ps, pe)
-	case ls != "":
+	case pe <= ps && ls != "":
 		return fmt.Sprintf(", p. %s (PDF page %d)", ls, ps)
 	}
-	return fmt.Sprintf(", p. %d", ps)
+	return ", " + pageRange(ps, pe)
+}
+
+// PageNote renders the pages of an outline entry, a section or a chunk
+// view as the front ends print them after its title: gap, then "(p. 3)" or
+// "(pp. 3–5)"; "" when it has none.
+func PageNote(gap string, start, end *int) string {
+	if start == nil {
+		return ""
+	}
+	e := 0
+	if end != nil {
+		e = *end
+	}
+	return gap + "(" + pageRange(*start, e) + ")"
+}
+
+// pageRange renders pages ps to pe by number; pe may be 0 or ps for one page.
+func pageRange(ps, pe int) string {
+	if pe > ps {
+		return fmt.Sprintf("pp. %d–%d", ps, pe)
+	}
+	return fmt.Sprintf("p. %d", ps)
 }
 
 func orNum(label string, p int) string {

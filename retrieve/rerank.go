@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/grimoire-search/grimoire/index"
 )
@@ -28,105 +27,6 @@ const (
 	rerankVectorWeight  = 0.2
 	rerankSubwordWeight = 0.3
 )
-
-// featureSource yields the features (character n-grams) of a text, as the
-// built-in embedder has them.
-type featureSource interface {
-	Features(text string, fn func(key uint64, count uint32))
-}
-
-// featureStats caches the index's feature statistics, as an IDF table.
-type featureStats struct {
-	mu      sync.Mutex
-	idf     *idfTable
-	version int64 // of the index's statistics; 0 when sampled here
-	chunks  int   // the index's size when sampled here
-}
-
-// subwordIDF returns the inverse document frequencies of features, from the
-// statistics the index keeps, or from a sample drawn here when it keeps
-// none (an index not synced since it was upgraded).
-func (s *Searcher) subwordIDF(ctx context.Context) (*idfTable, error) {
-	hdr, ok, err := s.db.FeatureStatsHeader(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := &s.subword
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ok && c.version != hdr.Version {
-		st, found, err := s.db.FeatureStats(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if found {
-			c.idf, c.version = newIDFTable(st), st.Version
-		}
-	}
-	if !ok && c.version != 0 {
-		c.idf = nil // the stored statistics are gone
-	}
-	if !ok || c.idf == nil {
-		n, err := s.chunkCount(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if c.idf == nil || (index.FeatureStats{Chunks: c.chunks}).Stale(n) {
-			st, err := s.db.SampleFeatureStats(ctx, s.feats.Features)
-			if err != nil {
-				return nil, err
-			}
-			c.idf, c.version, c.chunks = newIDFTable(st), 0, st.Chunks
-		}
-	}
-	return c.idf, nil
-}
-
-// idfTable holds the inverse document frequency of each feature in the
-// sample, ln((docs+1)/(df+0.5)). Its keys stay in the sorted order they are
-// stored in, found through a directory of their top bits: building a hash
-// table of a few hundred thousand features took longer than the search that
-// needs it, in a one-shot `grimoire query`.
-type idfTable struct {
-	keys   []uint64
-	idfs   []float32
-	dir    []int32 // dir[b]: the first key whose top bits are b or more
-	shift  uint
-	unseen float64 // of a feature no sampled chunk holds
-}
-
-func newIDFTable(st index.FeatureStats) *idfTable {
-	docs := float64(st.Docs)
-	bits := 4
-	for 1<<bits < len(st.Keys) && bits < 24 {
-		bits++
-	}
-	t := &idfTable{keys: st.Keys, idfs: make([]float32, len(st.Keys)), dir: make([]int32, 1<<bits+1),
-		shift: uint(64 - bits), unseen: math.Log((docs + 1) / 0.5)}
-	for i, df := range st.DF {
-		t.idfs[i] = float32(math.Log((docs + 1) / (float64(df) + 0.5)))
-	}
-	b := 0
-	for i, k := range t.keys {
-		for ; b <= int(k>>t.shift); b++ {
-			t.dir[b] = int32(i)
-		}
-	}
-	for ; b < len(t.dir); b++ {
-		t.dir[b] = int32(len(t.keys))
-	}
-	return t
-}
-
-func (t *idfTable) idf(key uint64) float64 {
-	b := key >> t.shift
-	for i := t.dir[b]; i < t.dir[b+1]; i++ {
-		if t.keys[i] == key {
-			return float64(t.idfs[i])
-		}
-	}
-	return t.unseen
-}
 
 // featureTable maps feature hashes to weights: open addressing over the
 // hashes, which are well mixed already. Looked up for every feature of every
@@ -192,7 +92,7 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 	if len(hits) < 2 || hits[0].Score <= 0 {
 		return hits, nil
 	}
-	idf, err := s.subwordIDF(ctx)
+	idf, err := s.rarity.Table(ctx, s.db, s.chunkCount)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +108,7 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 	var qweights []float64
 	var qnorm float64
 	s.feats.Features(text, func(key uint64, count uint32) {
-		w := tfWeight(count) * idf.idf(key)
+		w := tfWeight(count) * idf.IDF(key)
 		qkeys, qweights = append(qkeys, key), append(qweights, w)
 		qnorm += w * w
 	})
@@ -225,7 +125,7 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 		c := texts[h.ChunkID]
 		var dot, norm float64
 		s.feats.Features(c.String(), func(key uint64, count uint32) {
-			w := tfWeight(count) * idf.idf(key)
+			w := tfWeight(count) * idf.IDF(key)
 			norm += w * w
 			if q, ok := query.get(key); ok {
 				dot += w * q

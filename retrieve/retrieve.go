@@ -14,14 +14,9 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
-
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/subword"
 )
 
 // Modes of retrieval.
@@ -51,13 +46,14 @@ type Options struct {
 	// Columns weighs the BM25 columns.
 	Columns index.FTSWeights
 	// Fusion is how hybrid search merges the arms: RRF (the default) or
-	// Rerank.
+	// Rerank; Auto is for Open to settle.
 	Fusion string
 	// Dim is the embedder's vector length.
 	Dim int
 }
 
-// DefaultOptions returns grimoire.toml's defaults.
+// DefaultOptions returns what New takes for the options left at zero.
+// grimoire.toml starts from ConfigDefaults.
 func DefaultOptions() Options {
 	return Options{
 		Mode: Hybrid, RRFK: 60, CandidatePool: 50,
@@ -98,14 +94,30 @@ type Query struct {
 	// Filters: a book slug, part of an author's name, a source type, a
 	// path prefix.
 	Book, Author, Type, PathPrefix string
-	// Limit is the number of hits; default 10, at most 100.
+	// Limit is the number of hits; 0 is DefaultLimit, at most MaxLimit.
 	Limit int
 	// Mode overrides Options.Mode when set.
 	Mode string
 }
 
-// MaxLimit is the largest number of hits one search returns.
-const MaxLimit = 100
+// Limits on the number of hits one search returns.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 100
+)
+
+// CheckLimit returns the number of hits a search asking for limit returns
+// (DefaultLimit for 0), or an Invalid error when limit is outside 1 to
+// most. Front ends that return hits to a model pass a most below MaxLimit.
+func CheckLimit(limit, most int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultLimit, nil
+	case limit < 0 || limit > most:
+		return 0, index.Errorf(index.Invalid, "limit must be between 1 and %d (got %d)", most, limit)
+	}
+	return limit, nil
+}
 
 // MaxQueryRunes is the longest query text accepted; longer text is refused,
 // not cut silently.
@@ -138,9 +150,9 @@ type Searcher struct {
 	opts Options
 	vecs vectorIndex
 
-	// feats and subword serve the Rerank fusion.
-	feats   featureSource
-	subword featureStats
+	// feats and rarity serve the Rerank fusion.
+	feats  *subword.Extractor
+	rarity *subword.Rarity
 
 	// Statistics for leaving common words out, valid while the index's
 	// change key is statsKey.
@@ -153,7 +165,8 @@ type Searcher struct {
 // New returns a searcher over db. emb may be nil when only full-text search
 // is wanted.
 func New(db *index.DB, emb QueryEmbedder, opts Options) *Searcher {
-	return &Searcher{db: db, emb: emb, opts: opts.normalized(), feats: embed.NewBuiltin()}
+	feats := subword.NewExtractor()
+	return &Searcher{db: db, emb: emb, opts: opts.normalized(), feats: feats, rarity: subword.NewRarity(feats)}
 }
 
 // Prepare loads the vectors into memory (or the ones added since the last
@@ -214,23 +227,17 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	if r.mode == "" {
 		r.mode = s.opts.Mode
 	}
-	switch r.mode {
-	case Hybrid, FTS, Vector:
-	default:
+	if !validMode(r.mode) {
 		return r, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", r.mode)
 	}
 	if r.mode == Vector && !r.vectors {
 		return r, index.Errorf(index.Invalid, "vector search needs an embedder")
 	}
-	switch {
-	case r.limit == 0:
-		r.limit = 10
-	case r.limit < 0:
-		return r, index.Errorf(index.Invalid, "limit must be positive, not %d", r.limit)
-	case r.limit > MaxLimit:
-		return r, index.Errorf(index.Invalid, "limit %d is over the maximum of %d", r.limit, MaxLimit)
+	limit, err := CheckLimit(r.limit, MaxLimit)
+	if err != nil {
+		return r, err
 	}
-	var err error
+	r.limit = limit
 	if r.phrasings, err = phrasingsOf(q); err != nil {
 		return r, err
 	}
@@ -432,15 +439,21 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, limit int) ([
 // those books fire it on the books never and on SciFact 60 %.
 const NoMatchCoverage = 0.35
 
-// NoMatch reports whether hits, best first, hold nothing that answers the
-// question they were found for.
-func NoMatch(hits []Hit) bool {
+// NoMatch reports whether hits, as Search or Library.Search returns them,
+// hold nothing that answers the question they were found for.
+func NoMatch[H covered](hits []H) bool {
 	best := 0.0
 	for _, h := range hits {
-		best = max(best, h.Coverage)
+		best = max(best, h.coverage())
 	}
 	return best < NoMatchCoverage
 }
+
+// covered are the hits NoMatch judges: Hit and HitView.
+type covered interface{ coverage() float64 }
+
+func (h Hit) coverage() float64     { return h.Coverage }
+func (h HitView) coverage() float64 { return h.Coverage }
 
 // scoreCoverage sets each hit's Coverage: the share of the question's words,
 // weighted by how rare they are in the library (IDF), that the passage
@@ -464,7 +477,7 @@ func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits [
 		words := queryWords(p)
 		var lookup []string
 		for _, w := range words {
-			f := foldTerm(w)
+			f := index.FoldTerm(w)
 			lookup = append(lookup, f, strings.TrimSuffix(f, "s"))
 		}
 		df, err := s.termDocs(ctx, lookup)
@@ -473,7 +486,7 @@ func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits [
 		}
 		var ws []weighted
 		for _, w := range words {
-			f := foldTerm(w)
+			f := index.FoldTerm(w)
 			d := float64(max(df[f], df[strings.TrimSuffix(f, "s")]))
 			ws = append(ws, weighted{f, math.Log(1 + (float64(n)-d+0.5)/(d+0.5))})
 		}
@@ -483,7 +496,7 @@ func (s *Searcher) scoreCoverage(ctx context.Context, phrasings []string, hits [
 		h := &hits[i]
 		have := make(map[string]bool)
 		for _, t := range queryWords(h.Heading + " " + h.Context + " " + h.Text) {
-			have[foldTerm(t)] = true
+			have[index.FoldTerm(t)] = true
 		}
 		for _, ws := range asks {
 			var got, all float64
@@ -679,7 +692,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (match, all strin
 	// form without a plural s find the common ones ("the", "was" as "wa").
 	var lookup []string
 	for _, w := range words {
-		f := foldTerm(w)
+		f := index.FoldTerm(w)
 		lookup = append(lookup, f, strings.TrimSuffix(f, "s"))
 	}
 	df, err := s.termDocs(ctx, lookup)
@@ -687,7 +700,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (match, all strin
 		return "", "", err
 	}
 	docs := func(w string) int {
-		f := foldTerm(w)
+		f := index.FoldTerm(w)
 		return max(df[f], df[strings.TrimSuffix(f, "s")])
 	}
 	var kept []string
@@ -770,24 +783,4 @@ func (s *Searcher) checkStats(ctx context.Context) error {
 	}
 	s.count, s.statsKey, s.df = n, key, make(map[string]int)
 	return nil
-}
-
-// foldTerm lowers and strips diacritics like the FTS5 tokenizer does.
-func foldTerm(w string) string {
-	ascii := true
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(w) // nothing to fold, and no transform to build
-	}
-	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	f, _, err := transform.String(t, strings.ToLower(w))
-	if err != nil {
-		return strings.ToLower(w)
-	}
-	return f
 }

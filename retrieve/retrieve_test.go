@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -470,31 +469,41 @@ func TestRerankFindsOtherWordForms(t *testing.T) {
 	}
 }
 
-func TestIDFTable(t *testing.T) {
-	rng := rand.New(rand.NewSource(5))
-	for _, n := range []int{0, 1, 7, 1000, 50000} {
-		st := index.FeatureStats{Docs: 100}
-		for range n {
-			st.Keys = append(st.Keys, rng.Uint64())
+func TestCheckLimit(t *testing.T) {
+	tests := []struct {
+		limit, most, want int
+		invalid           bool
+	}{
+		{0, MaxLimit, DefaultLimit, false},
+		{1, MaxLimit, 1, false},
+		{MaxLimit, MaxLimit, MaxLimit, false},
+		{MaxLimit + 1, MaxLimit, 0, true},
+		{-1, MaxLimit, 0, true},
+		{50, 50, 50, false},
+		{51, 50, 0, true},
+	}
+	for _, tc := range tests {
+		got, err := CheckLimit(tc.limit, tc.most)
+		if got != tc.want || (err != nil) != tc.invalid || (err != nil && index.CodeOf(err) != index.Invalid) {
+			t.Errorf("CheckLimit(%d, %d) = %d, %v", tc.limit, tc.most, got, err)
 		}
-		st.Keys = append(st.Keys, 0, math.MaxUint64)
-		slices.Sort(st.Keys)
-		st.Keys = slices.Compact(st.Keys)
-		for i := range st.Keys {
-			st.DF = append(st.DF, uint32(i%100+1))
-		}
-		tab := newIDFTable(st)
-		for i, k := range st.Keys {
-			want := math.Log(101 / (float64(st.DF[i]) + 0.5))
-			if got := tab.idf(k); math.Abs(got-want) > 1e-5 {
-				t.Fatalf("n=%d: idf of a stored feature %x: %v, want %v", n, k, got, want)
-			}
-		}
-		for range 1000 {
-			k := rng.Uint64()
-			if _, found := slices.BinarySearch(st.Keys, k); !found && tab.idf(k) != tab.unseen {
-				t.Fatalf("n=%d: an unseen feature has idf %v", n, tab.idf(k))
-			}
+	}
+}
+
+func TestPageNote(t *testing.T) {
+	p := func(n int) *int { return &n }
+	tests := []struct {
+		start, end *int
+		want       string
+	}{
+		{nil, nil, ""},
+		{p(3), nil, " (p. 3)"},
+		{p(3), p(3), " (p. 3)"},
+		{p(3), p(5), " (pp. 3–5)"},
+	}
+	for _, tc := range tests {
+		if got := PageNote(" ", tc.start, tc.end); got != tc.want {
+			t.Errorf("PageNote(%v, %v) = %q, want %q", tc.start, tc.end, got, tc.want)
 		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // session is the state of one Run. Everything in it belongs to the Run
@@ -353,7 +355,7 @@ func (s *session) ignored(p string, isDir bool) bool { return s.opts.Ignore(p, i
 func (s *session) rootFor(p string) *root {
 	var best *root
 	for _, r := range s.roots {
-		if within(p, r.path) && (best == nil || len(r.path) > len(best.path)) {
+		if subtree.Contains(r.path, p) && (best == nil || len(r.path) > len(best.path)) {
 			best = r
 		}
 	}
@@ -377,17 +379,6 @@ func (s *session) rootPresent(path string) bool {
 		}
 	}
 	return false
-}
-
-// within reports whether p is root or lies below it.
-func within(p, root string) bool {
-	if !strings.HasPrefix(p, root) {
-		return false
-	}
-	if len(p) == len(root) || strings.HasSuffix(root, string(filepath.Separator)) {
-		return true // equal, or root is a volume root such as "/" or `C:\`
-	}
-	return p[len(root)] == filepath.Separator
 }
 
 // statPath looks at p without following a symbolic link, neither at p
@@ -464,7 +455,7 @@ func (s *session) checkRoot(r *root, initial bool) {
 // on file by file: the caller's rescan decides what is really gone.
 func (s *session) rootGone(r *root, reason string) {
 	for d := range s.dirs {
-		if within(d, r.path) {
+		if subtree.Contains(r.path, d) {
 			s.unwatch(d)
 		}
 	}

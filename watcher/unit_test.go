@@ -156,24 +156,6 @@ func TestHuman(t *testing.T) {
 	}
 }
 
-func TestWithin(t *testing.T) {
-	cases := []struct {
-		p, root string
-		want    bool
-	}{
-		{"/lib", "/lib", true},
-		{"/lib/a", "/lib", true},
-		{"/lib2/a", "/lib", false},
-		{"/li", "/lib", false},
-		{"/a", "/", true},
-	}
-	for _, c := range cases {
-		if got := within(filepath.FromSlash(c.p), filepath.FromSlash(c.root)); got != c.want {
-			t.Errorf("within(%q, %q) = %v", c.p, c.root, got)
-		}
-	}
-}
-
 func TestNewValidates(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -15,10 +15,15 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/reconcile"
+	"github.com/grimoire-search/grimoire/retrieve"
+	"github.com/grimoire-search/grimoire/watcher"
 )
 
 // Config is grimoire.toml. Every key has a default (see defaultConfig and
-// the commented grimoire.toml at the repository root).
+// the commented grimoire.toml at the repository root, which init's template
+// renders from it).
 type Config struct {
 	Library     []string `mapstructure:"library"`
 	DBPath      string   `mapstructure:"db_path"`
@@ -68,38 +73,62 @@ type Config struct {
 	named bool
 }
 
-// defaults are the built-in values of every key. They are also how viper
+// defaultConfig is the configuration before any file, environment
+// variable or flag is read: the packages' own defaults, and the command's
+// where no package decides (the log level, the providers).
+func defaultConfig() Config {
+	var c Config
+	c.Library = []string{}
+	c.MaxFileSize = reconcile.DefaultMaxFileSize >> 20
+	c.LogLevel = "warn"
+	c.Embedding.Provider = "builtin"
+	c.Context.Provider = "none"
+	c.Context.Concurrency = ingest.DefaultContextConcurrency
+	r := retrieve.ConfigDefaults()
+	c.Retrieval.Mode, c.Retrieval.Fusion = r.Mode, r.Fusion
+	c.Retrieval.RRFK, c.Retrieval.CandidatePool = r.RRFK, r.CandidatePool
+	c.Retrieval.FTSWeight, c.Retrieval.VectorWeight = r.FTSWeight, r.VectorWeight
+	ch := ingest.DefaultChunking()
+	c.Chunking.ChunkTokens, c.Chunking.OverlapTokens, c.Chunking.SectionSplitTokens = ch.ChunkTokens, ch.OverlapTokens, ch.SectionSplitTokens
+	c.Watch.Debounce, c.Watch.RescanInterval = watcher.DefaultDebounce, watcher.DefaultRescanInterval
+	return c
+}
+
+// defaults are the built-in values of every key, named as viper names them
+// ("section.key"): defaultConfig, flattened. They are also how viper
 // learns the keys, so that GRIMOIRE_<SECTION>_<KEY> works for keys absent
 // from the file.
 func defaults() map[string]any {
-	return map[string]any{
-		"library":                       []string{},
-		"db_path":                       "",
-		"max_file_size_mb":              int64(512),
-		"log_level":                     "warn",
-		"embedding.provider":            "builtin",
-		"embedding.model":               "",
-		"embedding.url":                 "",
-		"embedding.api_key_env":         "",
-		"embedding.query_prefix":        "",
-		"embedding.document_prefix":     "",
-		"context.provider":              "none",
-		"context.model":                 "",
-		"context.url":                   "",
-		"context.api_key_env":           "",
-		"context.concurrency":           2,
-		"retrieval.mode":                "hybrid",
-		"retrieval.rrf_k":               60.0,
-		"retrieval.candidate_pool":      50,
-		"retrieval.fts_weight":          1.0,
-		"retrieval.vector_weight":       0.0,
-		"retrieval.fusion":              "auto",
-		"chunking.chunk_tokens":         400,
-		"chunking.overlap_tokens":       60,
-		"chunking.section_split_tokens": 3000,
-		"watch.debounce":                "2s",
-		"watch.rescan_interval":         "1h",
+	out := make(map[string]any)
+	flattenKeys(reflect.ValueOf(defaultConfig()), "", out)
+	return out
+}
+
+// flattenKeys puts every field of the struct v that has a key (a
+// mapstructure tag) into out, under prefix and its key; a section's fields
+// go under "section.".
+func flattenKeys(v reflect.Value, prefix string, out map[string]any) {
+	for i := range v.NumField() {
+		key := v.Type().Field(i).Tag.Get("mapstructure")
+		if key == "" {
+			continue // not a key: what loading found out
+		}
+		if f := v.Field(i); f.Kind() == reflect.Struct {
+			flattenKeys(f, prefix+key+".", out)
+		} else {
+			out[prefix+key] = f.Interface()
+		}
 	}
+}
+
+// retrieveOptions turns [retrieval] into the options retrieve.Open takes.
+func (c *Config) retrieveOptions() retrieve.Options {
+	o := retrieve.DefaultOptions()
+	r := c.Retrieval
+	o.Mode, o.RRFK, o.CandidatePool = r.Mode, r.RRFK, r.CandidatePool
+	o.FTSWeight, o.VectorWeight = r.FTSWeight, r.VectorWeight
+	o.Fusion = r.Fusion
+	return o
 }
 
 // envPrefix is the prefix of environment overrides.
@@ -291,15 +320,8 @@ func (c *Config) resolve(base string) error {
 	if c.MaxFileSize < 0 {
 		return index.Errorf(index.Invalid, "max_file_size_mb must not be negative")
 	}
-	switch c.Retrieval.Mode {
-	case "hybrid", "fts", "vector":
-	default:
-		return index.Errorf(index.Invalid, "[retrieval] mode = %q: want \"hybrid\", \"fts\" or \"vector\"", c.Retrieval.Mode)
-	}
-	switch c.Retrieval.Fusion {
-	case "auto", "rrf", "rerank":
-	default:
-		return index.Errorf(index.Invalid, "[retrieval] fusion = %q: want \"auto\", \"rrf\" or \"rerank\"", c.Retrieval.Fusion)
+	if err := c.retrieveOptions().Validate(); err != nil {
+		return index.Errorf(index.Invalid, "[retrieval] %v", err)
 	}
 	if err := c.embedConfig().Validate(); err != nil {
 		return err

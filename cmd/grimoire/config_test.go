@@ -5,6 +5,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/reconcile"
+	"github.com/grimoire-search/grimoire/retrieve"
+	"github.com/grimoire-search/grimoire/watcher"
 )
 
 // TestRepositoryConfigIsTheTemplate keeps the grimoire.toml at the top of
@@ -44,6 +50,62 @@ func TestRepositoryConfigIsTheTemplate(t *testing.T) {
 	for k := range keys {
 		if _, ok := defaults()[k]; !ok {
 			t.Errorf("grimoire.toml has %s, which the configuration does not know", k)
+		}
+	}
+}
+
+func TestTOMLValue(t *testing.T) {
+	tests := []struct {
+		in   any
+		want string
+	}{
+		{"warn", `"warn"`},
+		{"", `""`},
+		{[]string{}, "[]"},
+		{[]string{"books", "/srv/papers"}, `["books", "/srv/papers"]`},
+		{2, "2"},
+		{int64(512), "512"},
+		{60.0, "60.0"},
+		{0.0, "0.0"},
+		{0.01, "0.01"},
+		{2 * time.Second, `"2s"`},
+		{time.Hour, `"1h"`},
+		{90 * time.Minute, `"90m"`},
+		{1500 * time.Millisecond, `"1.5s"`},
+	}
+	for _, tc := range tests {
+		got, err := tomlValue(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("tomlValue(%#v) = %s, %v; want %s", tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := tomlValue(struct{}{}); err == nil {
+		t.Error("a value grimoire.toml cannot hold was written")
+	}
+}
+
+// TestDefaultsAreThePackages keeps the configuration's defaults those of
+// the packages that use them.
+func TestDefaultsAreThePackages(t *testing.T) {
+	d := defaults()
+	r, c := retrieve.ConfigDefaults(), ingest.DefaultChunking()
+	for key, want := range map[string]any{
+		"max_file_size_mb":              int64(reconcile.DefaultMaxFileSize >> 20),
+		"context.concurrency":           ingest.DefaultContextConcurrency,
+		"retrieval.mode":                r.Mode,
+		"retrieval.rrf_k":               r.RRFK,
+		"retrieval.candidate_pool":      r.CandidatePool,
+		"retrieval.fts_weight":          r.FTSWeight,
+		"retrieval.vector_weight":       r.VectorWeight,
+		"retrieval.fusion":              r.Fusion,
+		"chunking.chunk_tokens":         c.ChunkTokens,
+		"chunking.overlap_tokens":       c.OverlapTokens,
+		"chunking.section_split_tokens": c.SectionSplitTokens,
+		"watch.debounce":                watcher.DefaultDebounce,
+		"watch.rescan_interval":         watcher.DefaultRescanInterval,
+	} {
+		if d[key] != want {
+			t.Errorf("%s = %v, want %v", key, d[key], want)
 		}
 	}
 }

@@ -154,7 +154,7 @@ where it stopped.`,
 				if err != nil {
 					return err
 				}
-				s := ingest.Stamp(emb)
+				s := emb.Info().Stamp()
 				fmt.Fprintf(a.stdout, "the index now uses %s/%s (%d dimensions): %d chunks re-embedded in %.1fs\n", s.Provider, s.Model, s.Dim, n, time.Since(start).Seconds())
 			}
 			return nil

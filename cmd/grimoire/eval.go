@@ -241,7 +241,7 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 				if err != nil && !errors.Is(err, retrieve.ErrBadQuery) {
 					return nil, err
 				}
-				acc.AddNegative(retrieve.NoMatchViews(hits))
+				acc.AddNegative(retrieve.NoMatch(hits))
 				continue
 			}
 			ranking, err := rankDocs(ctx, lb, g.Query, mode, 100, keyOf)

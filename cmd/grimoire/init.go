@@ -20,95 +20,89 @@ import (
 )
 
 // configTemplate is grimoire.toml with every key, its value and a comment.
-// The grimoire.toml at the top of the repository is this template with the
-// defaults (a test keeps them equal).
+// The grimoire.toml at the top of the repository is this template rendered
+// with the defaults (a test keeps them equal).
 const configTemplate = `# grimoire configuration. Every key is shown with its default.
 # Relative paths are relative to this file. Environment variables
 # GRIMOIRE_<SECTION>_<KEY> (e.g. GRIMOIRE_RETRIEVAL_MODE) override this file;
 # command-line flags override both. Unknown keys are an error.
 
 # Library folders to keep in sync (empty: give --library on the command line).
-library = [{{range $i, $l := .Library}}{{if $i}}, {{end}}{{quote $l}}{{end}}]
+library = {{toml .Library}}
 # The SQLite index (empty: grimoire.db beside this file when library is set
 # here, else .grimoire/grimoire.db inside the first library folder).
-db_path = ""
+db_path = {{toml .DBPath}}
 # Files larger than this many MB are skipped and reported.
-max_file_size_mb = 512
+max_file_size_mb = {{toml .MaxFileSize}}
 # Log level on stderr: debug, info, warn or error.
-log_level = "warn"
+log_level = {{toml .LogLevel}}
 
 [embedding]
 # "builtin" (offline, nothing to install), "ollama" or "openai" (any OpenAI-compatible server).
-provider = {{quote .EmbeddingProvider}}
+provider = {{toml .Embedding.Provider}}
 # Model name for ollama/openai (empty: nomic-embed-text for ollama; the one model an openai server lists).
-model = {{quote .EmbeddingModel}}
+model = {{toml .Embedding.Model}}
 # Server URL for ollama/openai (empty: http://localhost:11434, or http://localhost:8080/v1 for openai).
-url = {{quote .EmbeddingURL}}
+url = {{toml .Embedding.URL}}
 # Environment variable holding an openai server's API key (empty: OPENAI_API_KEY); never the key itself.
-api_key_env = ""
+api_key_env = {{toml .Embedding.APIKeyEnv}}
 # Prefixes put before queries and documents (empty: the model family's own, e.g. nomic's "search_query: ").
-query_prefix = ""
-document_prefix = ""
+query_prefix = {{toml .Embedding.QueryPrefix}}
+document_prefix = {{toml .Embedding.DocumentPrefix}}
 
 [context]
 # Chunk context for search: "none" (the heading path), "ollama" or "openai" (LLM Contextual Retrieval).
-provider = {{quote .ContextProvider}}
+provider = {{toml .Context.Provider}}
 # Chat model for ollama/openai (empty: llama3.2 for ollama).
-model = {{quote .ContextModel}}
+model = {{toml .Context.Model}}
 # Server URL for ollama/openai (empty: as for [embedding]).
-url = {{quote .ContextURL}}
+url = {{toml .Context.URL}}
 # Environment variable holding an openai server's API key (empty: OPENAI_API_KEY).
-api_key_env = ""
+api_key_env = {{toml .Context.APIKeyEnv}}
 # Requests to the language model at once.
-concurrency = 2
+concurrency = {{toml .Context.Concurrency}}
 
 [retrieval]
 # "hybrid" (full-text and vectors), "fts" (full-text only) or "vector".
-mode = "hybrid"
+mode = {{toml .Retrieval.Mode}}
 # Reciprocal rank fusion constant: score = sum of weight / (rrf_k + rank).
-rrf_k = 60.0
+rrf_k = {{toml .Retrieval.RRFK}}
 # Candidates each arm contributes before fusion.
-candidate_pool = 50
+candidate_pool = {{toml .Retrieval.CandidatePool}}
 # Weight of the full-text arm in the fusion.
-fts_weight = 1.0
+fts_weight = {{toml .Retrieval.FTSWeight}}
 # Weight of the vector arm in the fusion; 0 is automatic: 0.01 for the
 # built-in embedder (it only breaks ties and rescues misspelled queries), 1.0
 # for neural models (Ollama, OpenAI-compatible).
-vector_weight = 0.0
+vector_weight = {{toml .Retrieval.VectorWeight}}
 # How hybrid search merges the arms: "rrf" (reciprocal rank fusion of both
 # rankings) or "rerank" (full text's candidates re-scored by their sub-word
 # similarity to the question and their vectors); "auto" is rerank for the
 # built-in embedder and rrf for neural models.
-fusion = "auto"
+fusion = {{toml .Retrieval.Fusion}}
 
 [chunking]
 # Target chunk size, in tokens.
-chunk_tokens = 400
+chunk_tokens = {{toml .Chunking.ChunkTokens}}
 # Tokens repeated between neighbouring chunks.
-overlap_tokens = 60
+overlap_tokens = {{toml .Chunking.OverlapTokens}}
 # Chapters longer than this without sub-headings are split into sections.
-section_split_tokens = 3000
+section_split_tokens = {{toml .Chunking.SectionSplitTokens}}
 
 [watch]
 # Quiet time after the last change to a file before it is indexed.
-debounce = "2s"
+debounce = {{toml .Watch.Debounce}}
 # Full rescan interval, the safety net for missed events.
-rescan_interval = "1h"
+rescan_interval = {{toml .Watch.RescanInterval}}
 `
 
-// initValues are what `grimoire init` fills into the template.
-type initValues struct {
-	Library                                         []string
-	EmbeddingProvider, EmbeddingModel, EmbeddingURL string
-	ContextProvider, ContextModel, ContextURL       string
-}
+// defaultInitValues are what `grimoire init` writes before it looks at the
+// library folders and for Ollama: the defaults.
+func defaultInitValues() Config { return defaultConfig() }
 
-func defaultInitValues() initValues {
-	return initValues{Library: []string{}, EmbeddingProvider: "builtin", ContextProvider: "none"}
-}
-
-func renderConfig(v initValues) (string, error) {
-	t, err := template.New("grimoire.toml").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(configTemplate)
+// renderConfig writes the configuration v as grimoire.toml.
+func renderConfig(v Config) (string, error) {
+	t, err := template.New("grimoire.toml").Funcs(template.FuncMap{"toml": tomlValue}).Parse(configTemplate)
 	if err != nil {
 		return "", err
 	}
@@ -117,6 +111,48 @@ func renderConfig(v initValues) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// tomlValue writes a configuration value as grimoire.toml holds it.
+func tomlValue(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v), nil
+	case []string:
+		quoted := make([]string, len(v))
+		for i, s := range v {
+			quoted[i] = strconv.Quote(s)
+		}
+		return "[" + strings.Join(quoted, ", ") + "]", nil
+	case int:
+		return strconv.Itoa(v), nil
+	case int64:
+		return strconv.FormatInt(v, 10), nil
+	case float64:
+		// A TOML float needs its point: 60.0, not 60.
+		f := strconv.FormatFloat(v, 'f', -1, 64)
+		if !strings.Contains(f, ".") {
+			f += ".0"
+		}
+		return f, nil
+	case time.Duration:
+		return strconv.Quote(durationText(v)), nil
+	}
+	return "", fmt.Errorf("grimoire.toml has no form for a %T", v)
+}
+
+// durationText writes d in the largest unit that divides it ("2s", "1h",
+// "90m"), as people write durations in grimoire.toml.
+func durationText(d time.Duration) string {
+	for _, u := range []struct {
+		unit time.Duration
+		name string
+	}{{time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if d != 0 && d%u.unit == 0 {
+			return strconv.FormatInt(int64(d/u.unit), 10) + u.name
+		}
+	}
+	return d.String()
 }
 
 func (a *app) initCmd() *cobra.Command {
@@ -193,9 +229,9 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 			if ask {
 				m = a.choose(in, "embedding model", models, m)
 			}
-			v.EmbeddingProvider, v.EmbeddingModel = embed.ProviderOllama, m
+			v.Embedding.Provider, v.Embedding.Model = embed.ProviderOllama, m
 			if ollamaURL != embed.DefaultOllamaURL {
-				v.EmbeddingURL = ollamaURL
+				v.Embedding.URL = ollamaURL
 			}
 			fmt.Fprintf(a.stdout, "Embeddings: Ollama's %s.\n", m)
 		}
@@ -204,9 +240,9 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 			// Contexts cost seconds of a laptop's CPU per chunk: only on
 			// the user's word.
 			if ask && a.confirm(in, fmt.Sprintf("Write Contextual Retrieval contexts with %s? Better search, but a few seconds per chunk on a laptop [y/N] ", m)) {
-				v.ContextProvider, v.ContextModel = llm.ProviderOllama, a.choose(in, "chat model", chats, m)
+				v.Context.Provider, v.Context.Model = llm.ProviderOllama, a.choose(in, "chat model", chats, m)
 				if ollamaURL != embed.DefaultOllamaURL {
-					v.ContextURL = ollamaURL
+					v.Context.URL = ollamaURL
 				}
 			} else {
 				fmt.Fprintf(a.stdout, "Chat model %s found: set [context] provider = \"ollama\" and model = %q to write Contextual Retrieval contexts with it.\n", m, m)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/retrieve"
 )
 
 func (a *app) outlineCmd() *cobra.Command {
@@ -32,12 +34,12 @@ func (a *app) outlineCmd() *cobra.Command {
 			}
 			fmt.Fprintln(a.stdout)
 			for _, c := range o.Chapters {
-				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, field(c.Title), pages(c.PageStart, c.PageEnd))
+				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, field(c.Title), retrieve.PageNote("  ", c.PageStart, c.PageEnd))
 				if len(c.Sections) == 1 && c.Sections[0].Title == c.Title {
 					continue
 				}
 				for _, s := range c.Sections {
-					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, field(s.Title), pages(s.PageStart, s.PageEnd))
+					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, field(s.Title), retrieve.PageNote("  ", s.PageStart, s.PageEnd))
 				}
 			}
 			return nil
@@ -77,14 +79,4 @@ func (a *app) sectionCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	return cmd
-}
-
-func pages(start, end *int) string {
-	switch {
-	case start == nil:
-		return ""
-	case end != nil && *end > *start:
-		return fmt.Sprintf("  (pp. %d–%d)", *start, *end)
-	}
-	return fmt.Sprintf("  (p. %d)", *start)
 }

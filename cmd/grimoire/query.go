@@ -38,7 +38,7 @@ TEXT.`,
 				fmt.Fprintln(a.stdout, "no matches")
 				return nil
 			}
-			if retrieve.NoMatchViews(hits) {
+			if retrieve.NoMatch(hits) {
 				fmt.Fprintln(a.stdout, "Nothing in the library matches this well; the closest passages:")
 				fmt.Fprintln(a.stdout)
 			}
@@ -56,7 +56,7 @@ TEXT.`,
 	f.StringVar(&q.Type, "type", "", "only books of this type (markdown, text)")
 	f.StringVar(&q.PathPrefix, "path", "", "only books with a file under this path")
 	f.StringVar(&q.Mode, "mode", "", "hybrid, fts or vector (default from config)")
-	f.IntVar(&q.Limit, "limit", 10, "number of hits (at most 100)")
+	f.IntVar(&q.Limit, "limit", retrieve.DefaultLimit, fmt.Sprintf("number of hits (at most %d)", retrieve.MaxLimit))
 	return cmd
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/syncer"
 )
@@ -71,7 +72,7 @@ func (a *app) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	root := reconcile.RootOf(p, a.cfg.Library)
+	root := subtree.RootOf(p, a.cfg.Library)
 	if root != "" {
 		if link := reconcile.LinkBelow(p, root); link != "" {
 			return nil, usageError{fmt.Errorf("%s goes through the symbolic link %s; grimoire never follows links inside the library; nothing was changed", p, link)}
