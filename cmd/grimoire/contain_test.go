@@ -305,6 +305,9 @@ func TestSignalStopsAStuckProcess(t *testing.T) {
 					eventually(t, "the signal taken", 2*time.Second, func() bool {
 						return !signalPending(p.cmd.Process.Pid, tc.signals[i-1].(syscall.Signal))
 					})
+					// The Go runtime also holds one of a kind until its
+					// signal goroutine has passed it on; give it a moment.
+					time.Sleep(200 * time.Millisecond)
 				}
 				p.cmd.Process.Signal(s)
 			}
