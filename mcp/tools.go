@@ -94,7 +94,7 @@ func (s *Server) addTools() {
 		mcpgo.NewTypedToolHandler(s.section))
 
 	s.mcp.AddTool(tool("search", "Search the library",
-		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and vectors, merged. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when even the best passage covers little of the question, which means the library probably does not answer it: say so rather than stretching the passages. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
+		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and vectors, merged. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when even the best passage covers little of the question, which means the library probably does not answer it: say so rather than stretching the passages. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
 		mcpgo.WithInputSchema[searchArgs](), mcpgo.WithOutputSchema[searchResult]()),
 		mcpgo.NewTypedToolHandler(s.search))
 
@@ -210,8 +210,13 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 		b.WriteString("No passage matches the question well: the library probably does not hold the answer. The closest passages follow; do not present them as an answer.\n\n")
 	}
 	for i, h := range hits {
-		fmt.Fprintf(&b, "[%d] %s\n    book=%s chapter_index=%d section_index=%d chunk_index=%d score=%.4f\n    %s\n\n",
-			i+1, h.Citation, h.Book, h.ChapterIndex, h.SectionIndex, h.ChunkIndex, h.Score, oneLine(h.Text, 1200))
+		fmt.Fprintf(&b, "[%d] %s\n    book=%s chapter_index=%d section_index=%d chunk_index=%d score=%.4f\n",
+			i+1, h.Citation, h.Book, h.ChapterIndex, h.SectionIndex, h.ChunkIndex, h.Score)
+		for _, p := range h.AlsoIn {
+			fmt.Fprintf(&b, "    also in: %s (book=%s chapter_index=%d section_index=%d chunk_index=%d)\n",
+				p.Citation, p.Book, p.ChapterIndex, p.SectionIndex, p.ChunkIndex)
+		}
+		fmt.Fprintf(&b, "    %s\n\n", oneLine(h.Text, 1200))
 	}
 	if hits == nil {
 		hits = []retrieve.HitView{}

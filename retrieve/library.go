@@ -216,6 +216,61 @@ type HitView struct {
 	// the passage holds; below NoMatchCoverage the library probably holds
 	// nothing that answers it.
 	Coverage float64 `json:"coverage"`
+	// AlsoIn lists the other books and editions that hold the same
+	// passage; empty when only this one does.
+	AlsoIn []PlaceView `json:"also_in"`
+}
+
+// PlaceView is where another book holds a hit's passage: its citation
+// there, without the text, which is the hit's.
+type PlaceView struct {
+	Book         string `json:"book"`
+	Title        string `json:"title"`
+	Author       string `json:"author"`
+	SourceType   string `json:"source_type"`
+	ChapterIndex int    `json:"chapter_index"`
+	SectionIndex int    `json:"section_index"`
+	ChunkIndex   int    `json:"chunk_index"`
+	Chapter      string `json:"chapter"`
+	Section      string `json:"section"`
+	PageStart    *int   `json:"page_start"`
+	PageEnd      *int   `json:"page_end"`
+	// PageLabelStart and PageLabelEnd are as in HitView.
+	PageLabelStart *string  `json:"page_label_start,omitempty"`
+	PageLabelEnd   *string  `json:"page_label_end,omitempty"`
+	Anchor         string   `json:"anchor,omitempty"`
+	Path           string   `json:"path"`
+	Paths          []string `json:"paths"`
+	Citation       string   `json:"citation"`
+}
+
+func placeView(h index.Hit) PlaceView {
+	return PlaceView{
+		Book: h.Book.Slug, Title: h.Book.Title, Author: h.Book.Author(), SourceType: h.Book.SourceType,
+		ChapterIndex: h.ChapterIndex, SectionIndex: h.SectionIndex, ChunkIndex: h.Index,
+		Chapter: h.ChapterTitle, Section: h.SectionTitle, PageStart: page(h.PageStart), PageEnd: page(h.PageEnd),
+		PageLabelStart: pageLabel(h.Book, h.PageStart), PageLabelEnd: pageLabel(h.Book, h.PageEnd),
+		Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
+		Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
+	}
+}
+
+// Elsewhere returns the hit as each of the places in AlsoIn holds it: the
+// same text and scores, cited there. Measures that count a hit as found
+// in any book that holds it (an evaluation's judged documents) read them.
+func (h HitView) Elsewhere() []HitView {
+	out := make([]HitView, len(h.AlsoIn))
+	for i, p := range h.AlsoIn {
+		v := h
+		v.Book, v.Title, v.Author, v.SourceType = p.Book, p.Title, p.Author, p.SourceType
+		v.ChapterIndex, v.SectionIndex, v.ChunkIndex = p.ChapterIndex, p.SectionIndex, p.ChunkIndex
+		v.Chapter, v.Section, v.PageStart, v.PageEnd = p.Chapter, p.Section, p.PageStart, p.PageEnd
+		v.PageLabelStart, v.PageLabelEnd, v.Anchor = p.PageLabelStart, p.PageLabelEnd, p.Anchor
+		v.Path, v.Paths, v.Citation = p.Path, p.Paths, p.Citation
+		v.AlsoIn = []PlaceView{}
+		out[i] = v
+	}
+	return out
 }
 
 // Scores are each arm's view of a hit.
@@ -237,15 +292,19 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 	}
 	out := make([]HitView, len(hits))
 	for i, h := range hits {
+		p := placeView(h.Hit)
 		out[i] = HitView{
-			Book: h.Book.Slug, Title: h.Book.Title, Author: h.Book.Author(), SourceType: h.Book.SourceType,
-			ChapterIndex: h.ChapterIndex, SectionIndex: h.SectionIndex, ChunkIndex: h.Index,
-			Chapter: h.ChapterTitle, Section: h.SectionTitle, PageStart: page(h.PageStart), PageEnd: page(h.PageEnd),
-			PageLabelStart: pageLabel(h.Book, h.PageStart), PageLabelEnd: pageLabel(h.Book, h.PageEnd),
-			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
-			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
-			Text:     h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
+			Book: p.Book, Title: p.Title, Author: p.Author, SourceType: p.SourceType,
+			ChapterIndex: p.ChapterIndex, SectionIndex: p.SectionIndex, ChunkIndex: p.ChunkIndex,
+			Chapter: p.Chapter, Section: p.Section, PageStart: p.PageStart, PageEnd: p.PageEnd,
+			PageLabelStart: p.PageLabelStart, PageLabelEnd: p.PageLabelEnd,
+			Anchor: p.Anchor, Path: p.Path, Paths: p.Paths, Citation: p.Citation,
+			Text: h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
 			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore},
+			AlsoIn: make([]PlaceView, len(h.AlsoIn)),
+		}
+		for j, o := range h.AlsoIn {
+			out[i].AlsoIn[j] = placeView(o)
 		}
 	}
 	return out, nil

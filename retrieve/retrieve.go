@@ -141,6 +141,10 @@ type Hit struct {
 	// Coverage is the share (0–1) of the question's distinctive words that
 	// the passage holds; see NoMatch.
 	Coverage float64
+	// AlsoIn are the other books that hold the same passage (other
+	// editions, copies), each once, in ranking order; their scores do not
+	// add to this hit's.
+	AlsoIn []index.Hit
 }
 
 // Searcher runs searches. Safe for concurrent use.
@@ -184,24 +188,54 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, err
 	}
-	ftsLists, vecLists, err := s.runArms(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	reranked := make(map[int64]rerankScores)
-	if r.mode == Hybrid && s.opts.Fusion == Rerank {
-		if err := s.rerankAll(ctx, r, ftsLists, reranked); err != nil {
+	d := newDistinct(r.limit)
+	for round := 1; ; round++ {
+		ftsLists, vecLists, err := s.runArms(ctx, r)
+		if err != nil {
 			return nil, err
 		}
+		reranked := make(map[int64]rerankScores)
+		if r.mode == Hybrid && s.opts.Fusion == Rerank {
+			if err := s.rerankAll(ctx, r, ftsLists, reranked); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.load(ctx, s.fuse(ftsLists, vecLists, reranked), d); err != nil {
+			return nil, err
+		}
+		if d.full() || round == maxRounds || !cutShort(r.pool, ftsLists, vecLists) {
+			break
+		}
+		// Passages held by several books took the places: ask the arms
+		// for more candidates. The hits found so far keep their places.
+		r.pool *= 2
 	}
-	out, err := s.load(ctx, s.fuse(ftsLists, vecLists, reranked), r.limit)
-	if err != nil {
-		return nil, err
-	}
+	out := d.hits
 	if err := s.scoreCoverage(ctx, r.phrasings, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// maxRounds bounds how often a search asks its arms again for a deeper pool
+// when duplicates left it short of limit distinct hits: the pool doubles
+// each time, so the last round reaches four times as deep as the first.
+const maxRounds = 3
+
+// cutShort reports whether an arm stopped at the pool, so that a deeper
+// pool would find more candidates.
+func cutShort(pool int, ftsLists [][]index.FTSHit, vecLists [][]scored) bool {
+	for _, l := range ftsLists {
+		if len(l) >= pool {
+			return true
+		}
+	}
+	for _, l := range vecLists {
+		if len(l) >= pool {
+			return true
+		}
+	}
+	return false
 }
 
 // request is a query checked and settled, as the arms run it.
@@ -394,12 +428,17 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 	return fused
 }
 
-// load ranks the fused hits, best first, and loads the first limit of them
-// with their citations.
-func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, limit int) ([]Hit, error) {
+// load ranks the fused hits, best first, and hands them to d with their
+// citations, in batches, until d is full, skipping the candidates an
+// earlier round took. Then it hands over one batch more, for d to find the
+// other places of its last hits: copies of one text score alike, so they
+// rank close together.
+func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) error {
 	ranked := make([]*Hit, 0, len(fused))
 	for _, h := range fused {
-		ranked = append(ranked, h)
+		if !d.seen[h.ID] {
+			ranked = append(ranked, h)
+		}
 	}
 	sort.Slice(ranked, func(i, j int) bool {
 		if ranked[i].Score != ranked[j].Score {
@@ -407,27 +446,35 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, limit int) ([
 		}
 		return ranked[i].ID < ranked[j].ID
 	})
-	// Load a few more than asked: a hit may belong to a book pruned since
-	// the candidates were found.
-	want := min(len(ranked), limit+limit/2+2)
-	ids := make([]int64, want)
-	for i := range ids {
-		ids[i] = ranked[i].ID
-	}
-	loaded, err := s.db.Hits(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Hit, 0, min(limit, len(loaded)))
-	for _, l := range loaded {
-		if len(out) == limit {
+	for len(ranked) > 0 {
+		// A few more than are missing: a hit may belong to a book pruned
+		// since the candidates were found, or repeat a kept one.
+		last := d.full()
+		want := d.limit - len(d.hits)
+		if last {
+			want = d.limit
+		}
+		batch := ranked[:min(len(ranked), want+want/2+2)]
+		ranked = ranked[len(batch):]
+		ids := make([]int64, len(batch))
+		for i, h := range batch {
+			ids[i] = h.ID
+			d.seen[h.ID] = true
+		}
+		loaded, err := s.db.Hits(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for _, l := range loaded {
+			h := *fused[l.ID]
+			h.Hit = l
+			d.add(h)
+		}
+		if last {
 			break
 		}
-		h := *fused[l.ID]
-		h.Hit = l
-		out = append(out, h)
 	}
-	return out, nil
+	return nil
 }
 
 // NoMatchCoverage is the coverage below which the best hit is taken to be

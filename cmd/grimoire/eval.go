@@ -154,7 +154,7 @@ func (a *app) evalBEIR(ctx context.Context, dir, split, workdir string, modes []
 }
 
 // rankDocs searches and returns the distinct documents of the hits, best
-// first.
+// first; a hit counts for each book it is also in, right after its own.
 func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limit int, docOf func(retrieve.HitView) string) ([]string, error) {
 	hits, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
 	if err != nil {
@@ -166,10 +166,11 @@ func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limi
 	seen := make(map[string]bool)
 	var out []string
 	for _, h := range hits {
-		id := docOf(h)
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+		for _, v := range append([]retrieve.HitView{h}, h.Elsewhere()...) {
+			if id := docOf(v); !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
 		}
 	}
 	return out, nil

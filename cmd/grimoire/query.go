@@ -18,7 +18,8 @@ func (a *app) queryCmd() *cobra.Command {
 		Long: `query runs a hybrid search (full-text BM25 and vectors; [retrieval] fusion
 says how they are merged) and prints the best passages with their citations.
 Give more phrasings of the same question with --also; they are fused with
-TEXT.`,
+TEXT. A passage that several books hold (editions, copies) is printed once,
+with the others under "also in".`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
@@ -43,7 +44,15 @@ TEXT.`,
 				fmt.Fprintln(a.stdout)
 			}
 			for i, h := range hits {
-				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n   %s\n\n", i+1, field(h.Citation), field(h.Path), field(h.Book), h.ChunkIndex, h.Score, indent(clip(oneLine(h.Text), 400)))
+				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n", i+1, field(h.Citation), field(h.Path), field(h.Book), h.ChunkIndex, h.Score)
+				for j, p := range h.AlsoIn {
+					label := "also in:"
+					if j > 0 {
+						label = "        "
+					}
+					fmt.Fprintf(a.stdout, "   %s %s  [%s · chunk %d]\n", label, field(p.Path), field(p.Book), p.ChunkIndex)
+				}
+				fmt.Fprintf(a.stdout, "   %s\n\n", indent(clip(oneLine(h.Text), 400)))
 			}
 			return nil
 		},
