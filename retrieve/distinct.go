@@ -33,7 +33,6 @@ import (
 // share 0.4; on NFCorpus, 5 pairs of differently titled abstracts do, 4 of
 // them at 0.9 or more.
 const (
-	shingleWords  = 3
 	sameTextShare = 0.4
 	// shingleFloor keeps short passages apart: a line of dialogue ("I
 	// don't know that, Stubb") shares half its few shingles with many
@@ -49,14 +48,21 @@ type distinct struct {
 	// seen holds every candidate already taken from a ranking (kept,
 	// folded in, or gone from the index), which a deeper ranking skips.
 	seen map[int64]bool
-	// owners maps the shingles of the kept hits to the hits that hold
-	// them; sizes counts each kept hit's shingles.
-	owners map[uint64][]int
+	// heads maps each shingle of the kept hits to the first of its
+	// owners, a list through owners: one map entry and one list cell per
+	// shingle and hit, rather than a slice each. sizes counts each kept
+	// hit's shingles.
+	heads  map[uint64]int32
+	owners []owner
 	sizes  []int
 }
 
+// owner is a kept hit that holds a shingle, and the next one that does
+// (-1 at the end).
+type owner struct{ hit, next int32 }
+
 func newDistinct(limit int) *distinct {
-	return &distinct{limit: limit, seen: make(map[int64]bool), owners: make(map[uint64][]int)}
+	return &distinct{limit: limit, seen: make(map[int64]bool)}
 }
 
 func (d *distinct) full() bool { return len(d.hits) >= d.limit }
@@ -81,11 +87,20 @@ func (d *distinct) add(h Hit) {
 	if d.full() {
 		return
 	}
-	i := len(d.hits)
+	if len(d.heads) == 0 {
+		// Passages are alike in length: room for every hit's shingles.
+		d.heads = make(map[uint64]int32, d.limit*len(sh))
+	}
+	i := int32(len(d.hits))
 	d.hits = append(d.hits, h)
 	d.sizes = append(d.sizes, len(sh))
 	for _, x := range sh {
-		d.owners[x] = append(d.owners[x], i)
+		next, ok := d.heads[x]
+		if !ok {
+			next = -1
+		}
+		d.heads[x] = int32(len(d.owners))
+		d.owners = append(d.owners, owner{i, next})
 	}
 }
 
@@ -98,8 +113,10 @@ func (d *distinct) sameAs(book int64, sh []uint64) int {
 	}
 	shared := make([]int, len(d.hits))
 	for _, x := range sh {
-		for _, i := range d.owners[x] {
-			shared[i]++
+		at, ok := d.heads[x]
+		for ok && at >= 0 {
+			shared[d.owners[at].hit]++
+			at = d.owners[at].next
 		}
 	}
 	best, bestShare := -1, 0.0
@@ -115,50 +132,60 @@ func (d *distinct) sameAs(book int64, sh []uint64) int {
 	return best
 }
 
-// shingles returns the distinct hashes of text's runs of shingleWords
-// consecutive words, sorted. A word is a run of letters and digits, folded
+// shingles returns the distinct hashes of text's runs of three consecutive
+// words, sorted. A word is a run of letters and digits, folded
 // to lower case and without diacritics ("Natásha" is "natasha", however
 // the accent is encoded), as the full-text index folds them; each Han,
 // Hiragana or Katakana character is a word of its own, since those
 // scripts do not separate words with spaces.
 func shingles(text string) []uint64 {
 	out := make([]uint64, 0, len(text)/6)
-	var last [shingleWords]uint64
+	// a and b are the hashes of the two words before; each position gets
+	// its own odd multiplier, so that "a b c" and "b a c" differ.
+	var a, b uint64
 	words := 0
-	emit := func(w uint64) {
-		copy(last[:], last[1:])
-		last[shingleWords-1] = w
-		if words++; words >= shingleWords {
-			h := uint64(0)
-			for _, x := range last {
-				h = mix(h ^ x)
-			}
-			out = append(out, h)
+	emit := func(c uint64) {
+		if words++; words >= 3 {
+			out = append(out, mix(a*0x9e3779b97f4a7c15^b*0xc2b2ae3d27d4eb4f^c))
 		}
+		a, b = b, c
 	}
 	w, inWord := uint64(fnvOffset), false
 	var buf [utf8.UTFMax]byte
+	var nfd []byte
 	for _, r := range text {
 		switch {
+		case r < utf8.RuneSelf:
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
+				w, inWord = (w^uint64(r))*fnvPrime, true
+				continue
+			}
 		case unicode.IsMark(r):
 			continue
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
+		case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
 			if inWord {
 				emit(w)
 				w, inWord = fnvOffset, false
 			}
 			emit(fnv(fnvOffset, buf[:utf8.EncodeRune(buf[:], r)]))
-		case r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)):
-			w, inWord = fnv(w, buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))]), true
+			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			// Decomposed, the letter's accents are marks, which are left out.
-			for _, c := range norm.NFD.String(string(unicode.ToLower(r))) {
+			nfd = norm.NFD.Append(nfd[:0], buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))]...)
+			for i := 0; i < len(nfd); {
+				c, n := utf8.DecodeRune(nfd[i:])
 				if !unicode.IsMark(c) {
-					w = fnv(w, buf[:utf8.EncodeRune(buf[:], c)])
+					w = fnv(w, nfd[i:i+n])
 				}
+				i += n
 			}
 			inWord = true
-		case inWord:
+			continue
+		}
+		if inWord {
 			emit(w)
 			w, inWord = fnvOffset, false
 		}
@@ -182,8 +209,8 @@ func fnv(h uint64, b []byte) uint64 {
 	return h
 }
 
-// mix is SplitMix64's finalizer: it spreads a word's hash over all bits
-// before the next word is folded in, so that "a b c" and "b a c" differ.
+// mix is SplitMix64's finalizer: it spreads the bits of a shingle's words
+// over the whole hash.
 func mix(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
