@@ -36,9 +36,21 @@ func NewParsers(log *slog.Logger) *Parsers {
 	return &Parsers{formats: Formats(), log: log, open: make(map[string]parser)}
 }
 
-// Parse reads data as a book of format typ. A parser that panics on a
-// hostile file fails that book, never the process.
-func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
+// Parse reads data as a book of format typ, without a Project Gutenberg
+// header and licence, in whatever format they came. A parser that panics
+// on a hostile file fails that book, never the process.
+func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte) (*doc.Document, error) {
+	d, err := ps.parse(ctx, typ, data)
+	if err != nil {
+		return nil, err
+	}
+	if d.DropGutenberg() && d.Empty() {
+		return nil, fmt.Errorf("%w: nothing between the Project Gutenberg header and footer", doc.ErrNoText)
+	}
+	return d, nil
+}
+
+func (ps *Parsers) parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
 	p, err := ps.parser(typ)
 	if err != nil {
 		return nil, err

@@ -4,18 +4,15 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
 )
 
-// Project Gutenberg wraps every book in a licence header and footer. The
-// markers changed over the decades; these cover the "*** START OF THE/THIS
-// PROJECT GUTENBERG EBOOK … ***" family, the 1990s "*END*THE SMALL PRINT!"
-// header, and the "End of [the] Project Gutenberg …" line that precedes (or,
-// in old files, replaces) the END marker.
+// Project Gutenberg headers name the book: "Title: …" fields, or in old
+// files only a sentence. Where the header and footer lie is doc's rule
+// (doc.FindGutenberg), the same for every format.
 var (
-	pgStart      = regexp.MustCompile(`(?i)^\*{3}\s*START OF (?:THE |THIS )?PROJECT GUTENBERG`)
-	pgSmallPrint = regexp.MustCompile(`(?i)^\*END\*?\s*THE SMALL PRINT`)
-	pgEnd        = regexp.MustCompile(`(?i)^(?:\*{3}\s*END OF (?:THE |THIS )?PROJECT GUTENBERG|END OF (?:THE |THIS )?PROJECT GUTENBERG)`)
-	pgField      = regexp.MustCompile(`^([A-Za-z][A-Za-z ]{0,30}?)\s*:\s*(.*)$`)
+	pgField = regexp.MustCompile(`^([A-Za-z][A-Za-z ]{0,30}?)\s*:\s*(.*)$`)
 	// "The Project Gutenberg EBook of Candide, by Voltaire": the only title
 	// line some old files have.
 	pgTitleLine = regexp.MustCompile(`(?i)project gutenberg(?:['’]s)?\s+e-?(?:book|text)\s+of\s+(.+?)(?:,?\s+by\s+(.+?))?\s*$`)
@@ -36,51 +33,13 @@ type gutenberg struct {
 	found bool
 }
 
-// findGutenberg locates the book between the licence header and footer.
-// Without a START marker the book starts at the top; without an END marker
-// it runs to the bottom.
+// findGutenberg locates the book between the licence header and footer,
+// and reads what the header says about it.
 func findGutenberg(lines []string) gutenberg {
-	g := gutenberg{start: 0, end: len(lines)}
-	header := -1
-	for i, l := range lines {
-		t := strings.TrimLeft(l, " \t")
-		if !strings.HasPrefix(t, "*") {
-			continue
-		}
-		if pgStart.MatchString(t) {
-			header = i
-			break
-		}
-		if header < 0 && pgSmallPrint.MatchString(t) {
-			// Keep looking: a later START marker is the better boundary.
-			header = i
-		}
-	}
-	if header >= 0 {
-		g.found = true
-		g.meta = headerFields(lines[:header])
-		g.start = header + 1
-		// A long title can wrap the marker over a few lines; the marker
-		// ends at the line that closes it with "***".
-		if !strings.HasSuffix(strings.TrimSpace(lines[header]), "***") {
-			for j := header + 1; j < len(lines) && j <= header+3; j++ {
-				if strings.HasSuffix(strings.TrimSpace(lines[j]), "***") {
-					g.start = j + 1
-					break
-				}
-			}
-		}
-	}
-	for i := g.start; i < len(lines); i++ {
-		t := strings.TrimLeft(lines[i], " \t")
-		if t == "" || (t[0] != '*' && t[0] != 'E' && t[0] != 'e') {
-			continue
-		}
-		if pgEnd.MatchString(t) {
-			g.end = i
-			g.found = true
-			break
-		}
+	f := doc.FindGutenberg(lines)
+	g := gutenberg{start: f.Start, end: f.End, found: f.Found(len(lines))}
+	if f.Header >= 0 {
+		g.meta = headerFields(lines[:f.Header])
 	}
 	if g.found && g.meta.title == "" {
 		// Old headers have no "Title:" field, only a sentence naming the
