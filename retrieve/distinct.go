@@ -2,6 +2,7 @@ package retrieve
 
 import (
 	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -14,26 +15,33 @@ import (
 // best, listing the others (Hit.AlsoIn); a search returns limit distinct
 // passages.
 //
-// Two passages of different books are the same text when they share at
-// least sameTextShare of the word 3-grams (shingles) of the shorter one,
-// counted over at least shingleFloor of them. Words are compared folded
-// to lower case, without punctuation, so quotation marks, dashes and
-// line breaks that differ between editions do not count; shingles,
-// rather than whole texts, because editions cut their chunks at other
-// places, and abridged ones drop sentences.
+// Two passages of different books are the same text when they share
+// enough of the word 3-grams (shingles) of the shorter one, counted over
+// at least shingleFloor of them: editionShare for books of the same title
+// (editions of one work), sameTextShare for others (a novel and an
+// anthology that holds it, a licence many files carry). Words are compared
+// folded to lower case, without accents or punctuation, so quotation
+// marks, dashes and line breaks that differ between editions do not
+// count; shingles, rather than whole texts, because editions cut their
+// chunks at other places, and abridged ones drop sentences.
 //
 // Measured on the three Alice editions of the corpus (Gutenberg text and
 // EPUB, and an abridged EPUB with its own wording and broken words) beside
-// 55 other books (9,600 chunks), per pair of chunks from different books:
-// the corresponding passages of the two full editions share 0.9 to 1.0;
-// those of the abridged edition 0.3 to 0.9, most above 0.4; passages of
-// different works never share between 0.35 and 0.5, and above 0.5 only
-// text that is indeed the same (the Gutenberg licence, a Creative Commons
-// notice, a glossary quoting a definition). On SciFact no two abstracts
-// share 0.4; on NFCorpus, 5 pairs of differently titled abstracts do, 4 of
-// them at 0.9 or more.
+// the 52 other books of the corpus that grimoire reads (8,634 chunks in
+// all), per pair of chunks from different books: the corresponding
+// passages of the two full editions share 0.9 to 1.0, and never less than
+// 0.5 where their chunks are cut elsewhere; those of the abridged edition
+// 0.3 to 1.0, four in five 0.4 or more (the Cheshire Cat's, 0.48).
+// Passages of different works never share between 0.35 and 0.5, and above
+// 0.5 only text that is indeed the same (the Gutenberg licence, a Creative
+// Commons notice, a glossary quoting a definition). On SciFact no two
+// abstracts share 0.4; on NFCorpus, one pair of differently titled
+// abstracts shares 0.99, and four pairs of sibling studies (one group's
+// two trials, with the same methods) share 0.40 to 0.48: different works,
+// which the higher share for other titles keeps apart.
 const (
-	sameTextShare = 0.4
+	editionShare  = 0.4
+	sameTextShare = 0.5
 	// shingleFloor keeps short passages apart: a line of dialogue ("I
 	// don't know that, Stubb") shares half its few shingles with many
 	// pages of other books.
@@ -55,6 +63,8 @@ type distinct struct {
 	heads  map[uint64]int32
 	owners []owner
 	sizes  []int
+	// titles holds each kept hit's book title, folded (titleKey).
+	titles []string
 }
 
 // owner is a kept hit that holds a shingle, and the next one that does
@@ -74,7 +84,8 @@ func (d *distinct) full() bool { return len(d.hits) >= d.limit }
 // neither kind, when the hits are full, is left out.
 func (d *distinct) add(h Hit) {
 	sh := shingles(h.Text)
-	if i := d.sameAs(h.BookID, sh); i >= 0 {
+	title := titleKey(h.Book.Title)
+	if i := d.sameAs(h.BookID, title, sh); i >= 0 {
 		k := &d.hits[i]
 		for _, o := range k.AlsoIn {
 			if o.BookID == h.BookID {
@@ -94,6 +105,7 @@ func (d *distinct) add(h Hit) {
 	i := int32(len(d.hits))
 	d.hits = append(d.hits, h)
 	d.sizes = append(d.sizes, len(sh))
+	d.titles = append(d.titles, title)
 	for _, x := range sh {
 		next, ok := d.heads[x]
 		if !ok {
@@ -104,10 +116,10 @@ func (d *distinct) add(h Hit) {
 	}
 }
 
-// sameAs returns the kept hit of another book than book that shares the
-// largest share of shingles with sh, if that share makes it the same text;
-// else -1.
-func (d *distinct) sameAs(book int64, sh []uint64) int {
+// sameAs returns the kept hit of another book than book (titled title,
+// folded) that shares the largest share of shingles with sh, if that share
+// makes it the same text; else -1.
+func (d *distinct) sameAs(book int64, title string, sh []uint64) int {
 	if len(d.hits) == 0 || len(sh) == 0 {
 		return -1
 	}
@@ -125,7 +137,11 @@ func (d *distinct) sameAs(book int64, sh []uint64) int {
 			continue
 		}
 		share := float64(n) / float64(max(min(len(sh), d.sizes[i]), shingleFloor))
-		if share >= sameTextShare && share > bestShare {
+		need := sameTextShare
+		if title != "" && d.titles[i] == title {
+			need = editionShare
+		}
+		if share >= need && share > bestShare {
 			best, bestShare = i, share
 		}
 	}
@@ -195,6 +211,22 @@ func shingles(text string) []uint64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// titleKey folds a title for comparing editions: its words, lower case,
+// one space apart ("Alice's Adventures in Wonderland" and "ALICE’S
+// ADVENTURES IN WONDERLAND" are one title).
+func titleKey(title string) string {
+	var b strings.Builder
+	for _, w := range strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w)
+	}
+	return b.String()
 }
 
 const (

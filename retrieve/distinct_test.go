@@ -61,6 +61,54 @@ func hitOf(id, book int64, text string) Hit {
 	return h
 }
 
+func titled(h Hit, title string) Hit {
+	h.Book.Title = title
+	return h
+}
+
+// siblings returns two passages of 160 words that share their first 72,
+// as two studies by one group share their methods.
+func siblings() (string, string) {
+	var a, b []string
+	for i := range 20 {
+		for j := range 8 {
+			a = append(a, fmt.Sprintf("a%d_%d", i, j))
+			if i < 9 {
+				b = append(b, fmt.Sprintf("a%d_%d", i, j))
+			} else {
+				b = append(b, fmt.Sprintf("b%d_%d", i, j))
+			}
+		}
+	}
+	return strings.Join(a, " "), strings.Join(b, " ")
+}
+
+// TestDistinctEditionsOfOneTitle: editions of one work fold at a lower
+// share than texts of different titles.
+func TestDistinctEditionsOfOneTitle(t *testing.T) {
+	a, b := siblings()
+	shA, shB := shingles(a), shingles(b)
+	shared := len(shA) + len(shB) - len(slices.Compact(slices.Sorted(slices.Values(append(append([]uint64{}, shA...), shB...)))))
+	if share := float64(shared) / float64(min(len(shA), len(shB))); share < editionShare || share >= sameTextShare {
+		t.Fatalf("the siblings share %.2f: the test needs a share between the two thresholds", share)
+	}
+	for _, tc := range []struct {
+		titleA, titleB string
+		folded         bool
+	}{
+		{"Alice's Adventures in Wonderland", "ALICE’S ADVENTURES IN WONDERLAND", true},
+		{"Mediterranean diet and sexual function in women", "Mediterranean diet and erectile function", false},
+		{"", "", false},
+	} {
+		d := newDistinct(10)
+		d.add(titled(hitOf(1, 10, a), tc.titleA))
+		d.add(titled(hitOf(2, 20, b), tc.titleB))
+		if folded := len(d.hits) == 1; folded != tc.folded {
+			t.Errorf("%q and %q: folded = %v, want %v", tc.titleA, tc.titleB, folded, tc.folded)
+		}
+	}
+}
+
 func TestDistinctFolds(t *testing.T) {
 	// half keeps every other sentence of the full passage.
 	sentences := strings.SplitAfter(croquetFull, ";")
