@@ -186,7 +186,7 @@ func (d *Document) DropGutenberg() bool {
 		// name just before the footer.
 		for len(last) > 0 {
 			r := last[len(last)-1]
-			if !isFooterNote(d.Chapters[r.c].Sections[r.s].Blocks[r.b].Text) {
+			if !GutenbergFooterNote(d.Chapters[r.c].Sections[r.s].Blocks[r.b].Text) {
 				break
 			}
 			drop[r.c][r.s][r.b] = true
@@ -234,9 +234,11 @@ func (d *Document) DropGutenberg() bool {
 	return true
 }
 
-// isFooterNote reports whether a block is a short note about Project
-// Gutenberg or the file, of the kind that precedes a footer.
-func isFooterNote(text string) bool {
+// GutenbergFooterNote reports whether a paragraph is a short note about
+// Project Gutenberg or the file ("End of Project Gutenberg's Etext of …",
+// "This file should be named …"), of the kind old files put just before
+// their footer.
+func GutenbergFooterNote(text string) bool {
 	if len(text) > 200 || strings.Count(text, "\n") > 2 {
 		return false
 	}

@@ -71,11 +71,16 @@ func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 }
 
 // trimTrailingBoilerplate drops trailing paragraphs that only name the file
-// or point at the licence ("***** This file should be named …").
+// or point at the licence ("***** This file should be named …"), as
+// doc.GutenbergFooterNote tells them.
 func trimTrailingBoilerplate(ps []para) []para {
-	for len(ps) > 0 && len(ps[len(ps)-1].rows) <= 3 && len(ps[len(ps)-1].rows[0].text) <= 200 {
-		t := strings.ToLower(strings.TrimSpace(ps[len(ps)-1].rows[0].text))
-		if !strings.Contains(t, "project gutenberg") && !strings.Contains(t, "this file should be named") {
+	for len(ps) > 0 {
+		rows := ps[len(ps)-1].rows
+		lines := make([]string, len(rows))
+		for i, r := range rows {
+			lines[i] = strings.TrimSpace(r.text)
+		}
+		if !doc.GutenbergFooterNote(strings.Join(lines, "\n")) {
 			break
 		}
 		ps = ps[:len(ps)-1]
