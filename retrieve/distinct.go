@@ -155,7 +155,7 @@ func (d *distinct) sameAs(book int64, title string, sh []uint64) int {
 // Hiragana or Katakana character is a word of its own, since those
 // scripts do not separate words with spaces.
 func shingles(text string) []uint64 {
-	out := make([]uint64, 0, len(text)/6)
+	out := make([]uint64, 0, len(text)/4+8) // words average five letters and a space
 	// a and b are the hashes of the two words before; each position gets
 	// its own odd multiplier, so that "a b c" and "b a c" differ.
 	var a, b uint64

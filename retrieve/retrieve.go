@@ -429,10 +429,10 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 }
 
 // load ranks the fused hits, best first, and hands them to d with their
-// citations, in batches, until d is full, skipping the candidates an
-// earlier round took. Then it hands over one batch more, for d to find the
-// other places of its last hits: copies of one text score alike, so they
-// rank close together.
+// citations, in batches, skipping the candidates an earlier round took,
+// until d is full and has seen lookahead(limit) candidates more, among
+// which it finds the other places of its last hits: copies of one text
+// score alike, so they rank close together.
 func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) error {
 	ranked := make([]*Hit, 0, len(fused))
 	for _, h := range fused {
@@ -446,15 +446,16 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) 
 		}
 		return ranked[i].ID < ranked[j].ID
 	})
-	for len(ranked) > 0 {
-		// A few more than are missing: a hit may belong to a book pruned
-		// since the candidates were found, or repeat a kept one.
-		last := d.full()
-		want := d.limit - len(d.hits)
-		if last {
-			want = d.limit
-		}
-		batch := ranked[:min(len(ranked), want+want/2+2)]
+	ahead := lookahead(d.limit)
+	beyond := 0 // candidates handed over once d was full
+	for len(ranked) > 0 && beyond < ahead {
+		// One query for the hits that are missing and a few more (a hit
+		// may belong to a book pruned since the candidates were found, or
+		// repeat a kept one), and those to look ahead at: most searches
+		// need no second.
+		missing := d.limit - len(d.hits)
+		n := missing + missing/2 + 2 + ahead - beyond
+		batch := ranked[:min(len(ranked), n)]
 		ranked = ranked[len(batch):]
 		ids := make([]int64, len(batch))
 		for i, h := range batch {
@@ -466,16 +467,20 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) 
 			return err
 		}
 		for _, l := range loaded {
+			if d.full() {
+				beyond++
+			}
 			h := *fused[l.ID]
 			h.Hit = l
 			d.add(h)
 		}
-		if last {
-			break
-		}
 	}
 	return nil
 }
+
+// lookahead is how many candidates past the last hit a search examines
+// for other places of its hits.
+func lookahead(limit int) int { return limit/2 + 2 }
 
 // NoMatchCoverage is the coverage below which the best hit is taken to be
 // noise: the library holds nothing that answers the question. Fused RRF

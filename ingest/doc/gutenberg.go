@@ -30,8 +30,8 @@ var (
 // maxFraming is the most text, in bytes, that a header or a footer may
 // hold: the longest in Gutenberg's files, the 1990s "small print" header
 // and the full licence, are under 20,000. A marker with more before it
-// (as a START) or after it (as an END) frames something else, such as a
-// second book in one file, and is not taken: nothing of a book is lost.
+// (as a START) or after it (as an END) frames something else and is not
+// taken: nothing of a book is lost.
 const maxFraming = 40000
 
 // GutenbergFrame is where the book proper lies in a run of lines.
@@ -47,9 +47,17 @@ func (f GutenbergFrame) Found(n int) bool { return f.Header >= 0 || f.End < n }
 
 // FindGutenberg locates the book between a Project Gutenberg header and
 // footer. Without a START marker the book starts at the first line;
-// without an END marker it runs to the last.
+// without an END marker it runs to the last. Books joined in one file keep
+// all their text: a START marker after a footer does not open the header,
+// and an END marker before a further header does not close the book.
 func FindGutenberg(lines []string) GutenbergFrame {
 	f := GutenbergFrame{Header: -1, Start: 0, End: len(lines)}
+	lastHeader := -1
+	for i, l := range lines {
+		if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "*") && isHeader(t) {
+			lastHeader = i
+		}
+	}
 	before := 0 // bytes before line i
 	for i, l := range lines {
 		if before > maxFraming {
@@ -57,6 +65,9 @@ func FindGutenberg(lines []string) GutenbergFrame {
 		}
 		before += len(l) + 1
 		t := strings.TrimLeft(l, " \t")
+		if isFooter(t) {
+			break
+		}
 		if !strings.HasPrefix(t, "*") {
 			continue
 		}
@@ -82,11 +93,12 @@ func FindGutenberg(lines []string) GutenbergFrame {
 			}
 		}
 	}
+	from := max(f.Start, lastHeader+1)
 	after := 0 // bytes from line i to the end
-	for _, l := range lines[f.Start:] {
+	for _, l := range lines[from:] {
 		after += len(l) + 1
 	}
-	for i := f.Start; i < len(lines); i++ {
+	for i := from; i < len(lines); i++ {
 		if after <= maxFraming && isFooter(strings.TrimLeft(lines[i], " \t")) {
 			f.End = i
 			break
@@ -95,6 +107,8 @@ func FindGutenberg(lines []string) GutenbergFrame {
 	}
 	return f
 }
+
+func isHeader(t string) bool { return pgStart.MatchString(t) || pgSmallPrint.MatchString(t) }
 
 func isFooter(t string) bool {
 	if t == "" {

@@ -28,6 +28,11 @@ func TestFindGutenberg(t *testing.T) {
 			"A line of the story, long enough to count for something.", "body", false},
 		{"an end before a whole book is not a footer", "*** START OF THE PROJECT GUTENBERG EBOOK A ***\nbody\n*** END OF THE PROJECT GUTENBERG EBOOK A ***\n" + long + "last",
 			"body", "last", true},
+		{"two short books in one file", "*** START OF THE PROJECT GUTENBERG EBOOK A ***\nbook A\n*** END OF THE PROJECT GUTENBERG EBOOK A ***\nlicence A\n" +
+			"*** START OF THE PROJECT GUTENBERG EBOOK B ***\nbook B\n*** END OF THE PROJECT GUTENBERG EBOOK B ***\nlicence B",
+			"book A", "book B", true},
+		{"a header after a footer", "body\n*** END OF THE PROJECT GUTENBERG EBOOK A ***\nlicence\n*** START OF THE PROJECT GUTENBERG EBOOK B ***\nbook B",
+			"body", "book B", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
