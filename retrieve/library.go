@@ -227,6 +227,14 @@ type Scores struct {
 	// Subword is the sub-word similarity a hybrid search re-scored the
 	// hit with (0–1).
 	Subword float64 `json:"subword,omitempty"`
+	// Rerank is the relevance the configured reranker gave the hit, on its
+	// server's scale (a logit from llama.cpp's server and TEI, a
+	// probability from vLLM, Jina and Cohere), and RerankProbability that
+	// as a probability (0–1). Both are absent when the search was not
+	// reranked; when it was, score is Rerank and the hits are in its
+	// order. Unlike score otherwise, they compare across searches.
+	Rerank            *float64 `json:"rerank,omitempty"`
+	RerankProbability *float64 `json:"rerank_probability,omitempty"`
 }
 
 // Search runs a query and returns its hits as views.
@@ -237,6 +245,10 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 	}
 	out := make([]HitView, len(hits))
 	for i, h := range hits {
+		var rerank, probability *float64
+		if h.Reranked {
+			rerank, probability = &h.RerankScore, &h.RerankProbability
+		}
 		out[i] = HitView{
 			Book: h.Book.Slug, Title: h.Book.Title, Author: h.Book.Author(), SourceType: h.Book.SourceType,
 			ChapterIndex: h.ChapterIndex, SectionIndex: h.SectionIndex, ChunkIndex: h.Index,
@@ -245,7 +257,8 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
 			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
 			Text:     h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
-			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore},
+			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore,
+				Rerank: rerank, RerankProbability: probability},
 		}
 	}
 	return out, nil

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"sort"
 	"strings"
@@ -50,6 +51,11 @@ type Options struct {
 	Fusion string
 	// Dim is the embedder's vector length.
 	Dim int
+	// Reranker, when set, re-scores the fusion's best CandidatePool hits
+	// and orders the results by its scores; nil keeps the fusion's order.
+	Reranker PassageReranker
+	// Logger is told when the reranker fails; nil discards.
+	Logger *slog.Logger
 }
 
 // DefaultOptions returns what New takes for the options left at zero.
@@ -81,6 +87,9 @@ func (o Options) normalized() Options {
 	}
 	if o.Fusion == "" {
 		o.Fusion = RRF
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }
@@ -126,8 +135,9 @@ const MaxQueryRunes = 4000
 // Hit is one search result with its citation and scores.
 type Hit struct {
 	index.Hit
-	// Score is the fused score; higher is better. Fused scores compare hits
-	// of one search, not across searches.
+	// Score is the fused score, or the reranker's relevance (RerankScore)
+	// when the search was reranked; higher is better. Fused scores compare
+	// hits of one search, not across searches.
 	Score float64
 	// FTSRank and VectorRank are 1-based ranks in each arm (0: not found
 	// by that arm); FTSScore is BM25 (higher is better), VectorScore cosine.
@@ -141,6 +151,13 @@ type Hit struct {
 	// Coverage is the share (0–1) of the question's distinctive words that
 	// the passage holds; see NoMatch.
 	Coverage float64
+	// Reranked says the reranker scored the hit: RerankScore is the
+	// relevance it gave, on its server's scale, and RerankProbability
+	// that as a probability (0–1); see rerank.Score. Unlike fused scores
+	// they compare hits across searches, with one reranker.
+	Reranked          bool
+	RerankScore       float64
+	RerankProbability float64
 }
 
 // Searcher runs searches. Safe for concurrent use.
@@ -194,7 +211,13 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return nil, err
 		}
 	}
-	out, err := s.load(ctx, s.fuse(ftsLists, vecLists, reranked), r.limit)
+	fused := s.fuse(ftsLists, vecLists, reranked)
+	if s.opts.Reranker != nil {
+		if err := s.crossRerank(ctx, r, fused); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.load(ctx, fused, r.limit)
 	if err != nil {
 		return nil, err
 	}
@@ -397,16 +420,7 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 // load ranks the fused hits, best first, and loads the first limit of them
 // with their citations.
 func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, limit int) ([]Hit, error) {
-	ranked := make([]*Hit, 0, len(fused))
-	for _, h := range fused {
-		ranked = append(ranked, h)
-	}
-	sort.Slice(ranked, func(i, j int) bool {
-		if ranked[i].Score != ranked[j].Score {
-			return ranked[i].Score > ranked[j].Score
-		}
-		return ranked[i].ID < ranked[j].ID
-	})
+	ranked := byScore(fused)
 	// Load a few more than asked: a hit may belong to a book pruned since
 	// the candidates were found.
 	want := min(len(ranked), limit+limit/2+2)
