@@ -61,7 +61,11 @@ func (s *Searcher) crossRerank(ctx context.Context, r request, fused map[int64]*
 		if ctx.Err() != nil || (index.CodeOf(err) == index.Invalid && !errors.Is(err, rerank.ErrUnreachable)) {
 			return err
 		}
-		s.opts.Logger.Warn("the reranker failed; the results are in the order of the fusion", "err", err)
+		what := "the reranker failed"
+		if errors.Is(err, rerank.ErrUnreachable) {
+			what = "the reranker does not answer"
+		}
+		s.opts.Logger.Warn(what+"; the results are in the order of the fusion", "err", err)
 		return nil
 	}
 	s.opts.Logger.Debug("reranked", "passages", len(passages), "took", time.Since(begin))
