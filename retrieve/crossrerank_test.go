@@ -7,6 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -189,5 +193,66 @@ func TestRerankScoresInViews(t *testing.T) {
 		if f != nil && r != got.Score {
 			t.Errorf("score %v, rerank %v", got.Score, r)
 		}
+	}
+}
+
+// instantReranker scores passages by length, at no cost: what a search
+// spends on reranking besides the model.
+type instantReranker struct{}
+
+func (instantReranker) Rerank(_ context.Context, _ string, passages []string) ([]rerank.Score, error) {
+	out := make([]rerank.Score, len(passages))
+	for i, p := range passages {
+		out[i] = rerank.Score{Relevance: float64(len(p)), Probability: 0.5}
+	}
+	return out, nil
+}
+
+// BenchmarkCrossRerank measures a hybrid search (the built-in embedder's
+// defaults) without a reranker, with one that answers at once in process,
+// and with one behind TEI's wire format on a local server that answers at
+// once: grimoire's own cost of reranking, apart from the model's.
+func BenchmarkCrossRerank(b *testing.B) {
+	r, emb := syntheticIndex(b, benchChunks())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/info" {
+			fmt.Fprint(w, `{"model_id":"m","model_type":{"reranker":{}},"max_input_length":8192,"max_client_batch_size":32}`)
+			return
+		}
+		var body struct{ Texts []string }
+		json.NewDecoder(req.Body).Decode(&body)
+		ranks := make([]map[string]any, len(body.Texts))
+		for i, t := range body.Texts {
+			ranks[i] = map[string]any{"index": i, "score": float64(len(t))}
+		}
+		json.NewEncoder(w).Encode(ranks)
+	}))
+	defer srv.Close()
+	tei, err := rerank.New(rerank.Config{Provider: rerank.ProviderTEI, URL: srv.URL}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(2))
+	queries := make([]string, 1000)
+	for i := range queries {
+		queries[i] = fmt.Sprintf("w%d w%s w%s", rng.Intn(5), strconv.FormatInt(int64(20+rng.Intn(2000)), 36), strconv.FormatInt(int64(20+rng.Intn(2000)), 36))
+	}
+	for _, run := range []struct {
+		name string
+		rr   PassageReranker
+	}{{"none", nil}, {"in-process", instantReranker{}}, {"tei-http", tei}} {
+		b.Run(run.name, func(b *testing.B) {
+			s := New(&r.DB, emb, Options{Dim: emb.Info().Dim, VectorWeight: 0.01, FTSWeight: 1, Fusion: Rerank, Reranker: run.rr})
+			if err := s.Prepare(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := s.Search(context.Background(), Query{Text: queries[i%len(queries)]}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
