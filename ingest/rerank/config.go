@@ -61,7 +61,7 @@ type Config struct {
 	// a bearer token only when the variable is set.
 	APIKeyEnv string
 	// Transport tunes the requests; Timeout defaults to DefaultTimeout,
-	// and a failed request is tried once more.
+	// and a failed request is not tried again unless Retries says so.
 	modelserver.Transport
 }
 
@@ -103,10 +103,10 @@ func New(c Config, log *slog.Logger) (*Reranker, error) {
 func (c Config) options(log *slog.Logger) modelserver.Options {
 	t := c.Transport.WithTimeout(DefaultTimeout)
 	if t.Retries == 0 {
-		// A search waits for the reranker: one more try absorbs a dropped
-		// connection, more would keep a person waiting for a server that
-		// is gone.
-		t.Retries = 1
+		// A person waits for the reranker, and the search has an answer
+		// without it: a failed request is not tried again (a connection
+		// dropped while idle is redialled by net/http all the same).
+		t.Retries = -1
 	}
 	url := c.URL
 	if url == "" {

@@ -191,6 +191,7 @@ type fakeOpenAI struct {
 	flavor    string // "llama.cpp", "vllm" or "cohere"
 	model     string
 	reranking bool // llama.cpp started with --reranking
+	raw       bool // vLLM gives logits (a model served without its sigmoid)
 	maxInput  int  // llama.cpp's physical batch, vLLM's max_model_len, in words
 	key       string
 
@@ -316,7 +317,7 @@ func (f *fakeOpenAI) rerank(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s := fakeLogit(req.Query, d)
-		if f.flavor != "llama.cpp" {
+		if f.flavor != "llama.cpp" && !f.raw {
 			s = logistic(s) // vLLM applies the model's sigmoid; Cohere's scores are 0 to 1
 		}
 		ranks = append(ranks, rank{i, s})

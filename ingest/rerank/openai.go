@@ -59,8 +59,8 @@ func connectOpenAI(ctx context.Context, cfg Config, log *slog.Logger) (*openAI, 
 	return o, nil
 }
 
-func (o *openAI) info() Info {
-	return Info{Provider: ProviderOpenAI, Model: o.model, Logits: o.logits.Load()}
+func (o *openAI) info() serverInfo {
+	return serverInfo{Provider: ProviderOpenAI, Model: o.model, Logits: o.logits.Load()}
 }
 
 type openAIRequest struct {

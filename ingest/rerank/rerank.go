@@ -36,8 +36,8 @@ type Score struct {
 	Probability float64
 }
 
-// Info describes a reranker once it has reached its server.
-type Info struct {
+// serverInfo describes a reranker once it has reached its server.
+type serverInfo struct {
 	// Provider is ProviderTEI or ProviderOpenAI.
 	Provider string
 	// Model is the model's name, as the server has it.
@@ -87,7 +87,7 @@ type server interface {
 	scores(ctx context.Context, query string, passages []string) ([]float64, error)
 	// info describes the server's model; Logits may change after a call
 	// to scores shows the scores to be logits.
-	info() Info
+	info() serverInfo
 }
 
 // Name is the configured "provider/model", as Config.Name.
@@ -119,16 +119,6 @@ func (r *Reranker) Rerank(ctx context.Context, query string, passages []string) 
 		out[i] = Score{Relevance: s, Probability: p}
 	}
 	return out, nil
-}
-
-// Info describes the reranker's model, reaching its server if it has not
-// yet.
-func (r *Reranker) Info(ctx context.Context) (Info, error) {
-	srv, err := r.connect(ctx)
-	if err != nil {
-		return Info{}, r.wrap(err)
-	}
-	return srv.info(), nil
 }
 
 func (r *Reranker) wrap(err error) error {

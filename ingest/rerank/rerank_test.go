@@ -82,9 +82,8 @@ func TestTEI(t *testing.T) {
 	if sizes != 50 {
 		t.Errorf("batches hold %d passages", sizes)
 	}
-	info, err := r.Info(t.Context())
-	if err != nil || info != (Info{Provider: ProviderTEI, Model: "BAAI/bge-reranker-base", Logits: true}) {
-		t.Errorf("Info = %+v, %v", info, err)
+	if info := r.srv.info(); info != (serverInfo{Provider: ProviderTEI, Model: "BAAI/bge-reranker-base", Logits: true}) {
+		t.Errorf("info %+v", info)
 	}
 }
 
@@ -108,7 +107,7 @@ func TestOpenAIDialects(t *testing.T) {
 			if argmax(scores) != best || scores[second].Relevance <= scores[0].Relevance {
 				t.Fatalf("scores out of order: %v", scores)
 			}
-			info, _ := r.Info(t.Context())
+			info := r.srv.info()
 			logits := flavor == "llama.cpp"
 			if info.Logits != logits || info.Model != f.model {
 				t.Errorf("info %+v; want logits %v, model %s", info, logits, f.model)
@@ -132,6 +131,36 @@ func TestOpenAIDialects(t *testing.T) {
 				t.Errorf("request %v", last)
 			}
 		})
+	}
+}
+
+// TestScaleFromScores: scores within 0 to 1 are taken for probabilities
+// until the server gives one outside, which shows them to be logits from
+// then on.
+func TestScaleFromScores(t *testing.T) {
+	f := newFakeOpenAI(t, "vllm")
+	c := fast()
+	c.Provider, c.URL = ProviderOpenAI, f.base()
+	r := mustNew(t, c)
+	query, passages, _, _ := pool(6)
+	s, err := r.Rerank(t.Context(), query, passages)
+	if err != nil || r.srv.info().Logits || s[0].Probability != s[0].Relevance {
+		t.Fatalf("probabilities: %v %v %+v", s, err, r.srv.info())
+	}
+	f.raw = true
+	for range 2 {
+		s, err = r.Rerank(t.Context(), query, passages)
+		if err != nil || !r.srv.info().Logits || math.Abs(s[0].Probability-logistic(s[0].Relevance)) > 1e-12 {
+			t.Fatalf("logits: %v %v %+v", s, err, r.srv.info())
+		}
+	}
+	for _, tc := range []struct {
+		scores []float64
+		want   bool
+	}{{[]float64{0, 0.5, 1}, true}, {[]float64{0.2, 1.0001}, false}, {[]float64{-0.1}, false}, {nil, true}} {
+		if got := probabilities(tc.scores); got != tc.want {
+			t.Errorf("probabilities(%v) = %v", tc.scores, got)
+		}
 	}
 }
 

@@ -40,9 +40,9 @@ func connectTEI(ctx context.Context, cfg Config, log *slog.Logger) (*tei, error)
 	return &tei{c: c, m: m}, nil
 }
 
-func (t *tei) info() Info {
+func (t *tei) info() serverInfo {
 	// Raw scores are asked for: logits, whatever the server's default.
-	return Info{Provider: ProviderTEI, Model: t.m.ID, Logits: true}
+	return serverInfo{Provider: ProviderTEI, Model: t.m.ID, Logits: true}
 }
 
 type teiRequest struct {
