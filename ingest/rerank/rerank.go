@@ -159,9 +159,11 @@ func explainTooLong(err error) error {
 	if !errors.Is(err, ErrTooLong) || !errors.As(err, &e) {
 		return err
 	}
-	limit := "the model's context"
+	// The limit is the model's context (TEI, vLLM) or the server's batch
+	// (llama.cpp's --ubatch-size).
+	limit := "what the server takes"
 	if e.Limit > 0 {
-		limit = fmt.Sprintf("the model's %d tokens", e.Limit)
+		limit = fmt.Sprintf("the %d tokens the server takes", e.Limit)
 	}
 	e.Message = fmt.Sprintf("a passage and the question are longer than %s: %s", limit, e.Message)
 	e.Hint = "passages are sent whole, never cut: use a reranker that takes longer inputs " +
