@@ -55,7 +55,7 @@ go build -o "$bin" ./cmd/grimoire
 if [ -n "$out" ]; then
 	mkdir -p "$out"
 	{
-		echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/results' || echo ' (with uncommitted changes)'), split $split, modes $modes"
+		echo "commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench' ':!*.md' || echo ' (with uncommitted changes)'), split $split, modes $modes"
 		echo
 	} > "$out/summary.txt"
 fi
