@@ -1,6 +1,9 @@
 package eval
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestChapterHolds(t *testing.T) {
 	tests := []struct {
@@ -44,4 +47,23 @@ func TestChapterHolds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzChapterHolds checks that nothing panics, and that a hit titled with
+// the gold path's own first two entries is always in the gold chapter.
+func FuzzChapterHolds(f *testing.F) {
+	f.Add("BOOK TWELVE: 1812", "CHAPTER XIII", "Section 4")
+	f.Add("Chapter 2", "", "")
+	f.Add("a b c", "a b", "x › y")
+	f.Fuzz(func(t *testing.T, first, second, rest string) {
+		gold := first + " › " + second + " › " + rest
+		p := parseChapterPath(gold)
+		p.holds(first, rest)
+		if len(titleWords(first)) == 0 || len(titleWords(second)) == 0 || strings.Contains(first+second, "›") {
+			return
+		}
+		if !p.holds(first, second) {
+			t.Errorf("gold %q: a hit in %q › %q is not in it", gold, first, second)
+		}
+	})
 }

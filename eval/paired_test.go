@@ -125,9 +125,9 @@ func TestCompare(t *testing.T) {
 		"books keyword hybrid no_match 0 0 0 1 1",
 		"books paraphrase hybrid answer@5 0.5 1 0.5 1 2",
 		"books paraphrase hybrid no_match 0.5 0 -0.5 1 2",
-		"books negative hybrid no_match 0 1 1 1 1",
 		"books answerable hybrid answer@5 0.3333 1 0.6667 0.5 3",
 		"books answerable hybrid no_match 0.3333 0 -0.3333 1 3",
+		"books negative hybrid no_match 0 1 1 1 1",
 		"sf beir bm25 ndcg@10 0.5 0.5 0 1 1", // bm25 has no verdict to compare
 		"sf beir fts ndcg@10 0.7 0.8 0.1 1 1",
 		"sf beir fts no_match 0 0 0 1 1",

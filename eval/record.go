@@ -169,10 +169,11 @@ func Summarize(recs []Record) []Summary {
 	}
 	var out []Summary
 	for _, c := range collections {
-		ks := sortKinds(kinds[c])
+		ks := kinds[c]
 		if pooled(ks) {
-			ks = append(ks, Answerable)
+			ks = append(slices.Clone(ks), Answerable)
 		}
+		ks = sortKinds(ks)
 		for _, m := range modes[c] {
 			for _, k := range ks {
 				a := groups[key{c, m, k}]
@@ -201,17 +202,17 @@ func sortKinds(kinds []string) []string {
 	return out
 }
 
-// kindRank orders kinds for printing: keyword and paraphrase first,
-// negatives and the pooled answerable ones last, others between them.
+// kindRank orders kinds for printing: keyword and paraphrase first, then
+// others, the answerable ones pooled, and negatives last.
 func kindRank(k string) int {
 	switch k {
 	case Keyword:
 		return 0
 	case Paraphrase:
 		return 1
-	case Negative:
-		return 3
 	case Answerable:
+		return 3
+	case Negative:
 		return 4
 	}
 	return 2

@@ -30,8 +30,8 @@ func TestSummarize(t *testing.T) {
 	want := []row{
 		{"books", Keyword, "hybrid", 2, map[string]float64{Answer5: 0.5, MRR: 0.5}, 0.5},
 		{"books", Paraphrase, "hybrid", 1, map[string]float64{Answer5: 1, MRR: 0.5}, 0},
-		{"books", Negative, "hybrid", 2, map[string]float64{}, 0.5},
 		{"books", Answerable, "hybrid", 3, map[string]float64{Answer5: 2.0 / 3, MRR: 0.5}, 1.0 / 3},
+		{"books", Negative, "hybrid", 2, map[string]float64{}, 0.5},
 		{"sf", KindBEIR, "bm25", 2, map[string]float64{NDCG10: 0.5}, -1},
 	}
 	if len(got) != len(want) {
