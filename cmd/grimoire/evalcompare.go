@@ -23,7 +23,7 @@ every metric: the number of pairs, each run's mean, the difference B − A,
 and the two-sided p-value of a paired randomisation test. The test flips
 the sign of each query's difference at random (every assignment when 16
 queries or fewer differ, else 20,000 with a fixed seed) and counts how often
-the mean difference is at least as large as the one seen: a small p says
+the mean difference is at least as far from zero as the one seen: a small p says
 the difference is unlikely to be noise between these queries.
 
 Queries pair by collection, id and mode. --a-mode and --b-mode pair A's
