@@ -212,10 +212,12 @@ type HitView struct {
 	Context        string   `json:"context,omitempty"`
 	Score          float64  `json:"score"`
 	Scores         Scores   `json:"scores"`
-	// Coverage is the share (0–1) of the question's distinctive words that
-	// the passage holds; below NoMatchCoverage the library probably holds
-	// nothing that answers it.
+	// Coverage is the share (0–1) of the question's words, weighted by
+	// rarity, that the passage holds.
 	Coverage float64 `json:"coverage"`
+	// NoMatch is the search's verdict, the same on every hit: the library
+	// probably holds nothing that answers the question.
+	NoMatch bool `json:"no_match"`
 }
 
 // Scores are each arm's view of a hit.
@@ -256,7 +258,7 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 			PageLabelStart: pageLabel(h.Book, h.PageStart), PageLabelEnd: pageLabel(h.Book, h.PageEnd),
 			Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
 			Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
-			Text:     h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
+			Text:     h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage, NoMatch: h.NoMatch,
 			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore,
 				Rerank: rerank, RerankProbability: probability},
 		}
