@@ -493,7 +493,7 @@ func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) er
 	best := make([]float64, len(asks))
 	for i := range hits {
 		h := &hits[i]
-		have, err := s.passageTerms(ctx, h.Heading+" "+h.Context+" "+h.Text)
+		have, err := s.passageTerms(ctx, h.Heading+" "+h.Context+" "+h.Text, asks)
 		if err != nil {
 			return err
 		}
@@ -586,17 +586,44 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]w
 	return out, nil
 }
 
-// passageTerms returns the index terms of every word of a passage.
-func (s *Searcher) passageTerms(ctx context.Context, text string) (map[string]bool, error) {
-	stems, err := s.db.Stems(ctx, distinctWords(text, 0))
+// passageTerms returns which of the question's index terms a passage holds.
+// A Porter stem begins like its word but for its last letter ("happi" of
+// "happy"), so only the passage's words that begin so are stemmed: a
+// handful, where stemming every word would cost more than the search.
+func (s *Searcher) passageTerms(ctx context.Context, text string, asks []weightedQuestion) (map[string]bool, error) {
+	var maybe []string
+	for _, w := range distinctWords(text, 0) {
+		f := index.FoldTerm(w)
+		for _, q := range asks {
+			if q.couldStem(f) {
+				maybe = append(maybe, w)
+				break
+			}
+		}
+	}
+	have := make(map[string]bool)
+	if len(maybe) == 0 {
+		return have, nil
+	}
+	stems, err := s.db.Stems(ctx, maybe)
 	if err != nil {
 		return nil, err
 	}
-	have := make(map[string]bool, len(stems))
 	for _, t := range stems {
 		have[t] = true
 	}
 	return have, nil
+}
+
+// couldStem reports whether the folded word f may have one of q's terms
+// as its stem.
+func (q weightedQuestion) couldStem(f string) bool {
+	for t := range q.idf {
+		if strings.HasPrefix(f, t[:max(len(t)-1, 1)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // vectorCannotReorder reports whether the vector arm's weight is too small

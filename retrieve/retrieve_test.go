@@ -456,6 +456,14 @@ func TestNoMatchReadsWholePassages(t *testing.T) {
 			t.Fatalf("limit %d: %+v", limit, hits)
 		}
 	}
+	// Porter stems "als" to "al" and "are" to "ar": passages that say the
+	// words count though the stem is shorter than three letters.
+	lib = append(lib, book{"Neurology", "", "text", []string{"Patients with ALS are treated with riluzole."}, [][]float32{unit(0, 0, 1, 0)}})
+	w = newIndex(t, lib)
+	s = New(&w.DB, nil, Options{Mode: FTS})
+	if hits := search(t, s, Query{Text: "ALS", Limit: 3}); len(hits) == 0 || hits[0].Coverage < 0.99 || NoMatch(hits) {
+		t.Errorf("a two-letter stem: %+v", hits)
+	}
 	for _, limit := range []int{1, 10} {
 		hits := search(t, s, Query{Text: "how do I bake sourdough bread with owls?", Limit: limit})
 		if !NoMatch(hits) {
