@@ -1,7 +1,10 @@
-// Package eval measures retrieval quality: it loads gold sets (BEIR test
-// collections, or a simple JSON list of queries and the books that answer
-// them), runs them through a search function and scores the rankings with
-// nDCG@10, recall@10, recall@100 and MRR.
+// Package eval measures retrieval quality. It reads gold sets (BEIR test
+// collections, book questions with evidence quotes, a user's own list of
+// queries and the books that answer them), judges rankings (nDCG@10,
+// recall, MRR; answer@k and chapter@5 by quote and chapter), keeps each
+// query's outcome as a Record, and compares two runs query by query with
+// a paired randomisation test. BM25 is the plain baseline the engine is
+// measured against.
 package eval
 
 import (
@@ -184,19 +187,6 @@ func LoadGold(r io.Reader) ([]GoldEntry, error) {
 	return out, nil
 }
 
-// Scores are the mean metrics of one run over a query set.
-type Scores struct {
-	NDCG10    float64 `json:"ndcg@10"`
-	Recall10  float64 `json:"recall@10"`
-	Recall100 float64 `json:"recall@100"`
-	MRR       float64 `json:"mrr"`
-	Queries   int     `json:"queries"`
-	// Negatives are queries with nothing relevant; NoAnswer is the share of
-	// them for which the no-answer signal fired.
-	Negatives int     `json:"negatives,omitempty"`
-	NoAnswer  float64 `json:"no_answer,omitempty"`
-}
-
 // Judge scores one ranking (ids best first, already deduplicated) against
 // the relevant ids.
 func Judge(ranking []string, relevant map[string]int) (ndcg10, recall10, recall100, rr float64) {
@@ -239,49 +229,4 @@ func Judge(ranking []string, relevant map[string]int) (ndcg10, recall10, recall1
 		}
 	}
 	return dcg / idcg, float64(found10) / float64(nrel), float64(found100) / float64(nrel), rr
-}
-
-// Accumulator averages per-query judgements.
-type Accumulator struct {
-	s        Scores
-	noAnswer int
-}
-
-// Add records one positive query's ranking.
-func (a *Accumulator) Add(ranking []string, relevant map[string]int) {
-	a.AddJudged(Judge(ranking, relevant))
-}
-
-// AddJudged records one positive query's metrics.
-func (a *Accumulator) AddJudged(n, r10, r100, rr float64) {
-	a.s.NDCG10 += n
-	a.s.Recall10 += r10
-	a.s.Recall100 += r100
-	a.s.MRR += rr
-	a.s.Queries++
-}
-
-// AddNegative records a query with nothing relevant, and whether the
-// no-answer signal fired for it.
-func (a *Accumulator) AddNegative(fired bool) {
-	a.s.Negatives++
-	if fired {
-		a.noAnswer++
-	}
-}
-
-// Scores returns the means.
-func (a *Accumulator) Scores() Scores {
-	s := a.s
-	if s.Queries > 0 {
-		n := float64(s.Queries)
-		s.NDCG10 /= n
-		s.Recall10 /= n
-		s.Recall100 /= n
-		s.MRR /= n
-	}
-	if s.Negatives > 0 {
-		s.NoAnswer = float64(a.noAnswer) / float64(s.Negatives)
-	}
-	return s
 }

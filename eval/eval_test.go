@@ -34,18 +34,6 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-func TestAccumulator(t *testing.T) {
-	var a Accumulator
-	a.Add([]string{"a"}, map[string]int{"a": 1})
-	a.Add([]string{"x"}, map[string]int{"a": 1})
-	a.AddNegative(true)
-	a.AddNegative(false)
-	s := a.Scores()
-	if s.Queries != 2 || s.NDCG10 != 0.5 || s.MRR != 0.5 || s.Negatives != 2 || s.NoAnswer != 0.5 {
-		t.Errorf("scores %+v", s)
-	}
-}
-
 func TestLoadBEIR(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "qrels"), 0o755)

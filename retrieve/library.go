@@ -212,10 +212,12 @@ type HitView struct {
 	Context        string   `json:"context,omitempty"`
 	Score          float64  `json:"score"`
 	Scores         Scores   `json:"scores"`
-	// Coverage is the share (0–1) of the question's distinctive words that
-	// the passage holds; below NoMatchCoverage the library probably holds
-	// nothing that answers it.
+	// Coverage is the share (0–1) of the question's words, weighted by
+	// rarity, that the passage holds.
 	Coverage float64 `json:"coverage"`
+	// NoMatch is the search's verdict, the same on every hit: the library
+	// probably holds nothing that answers the question.
+	NoMatch bool `json:"no_match"`
 	// AlsoIn lists the other books and editions that hold the same
 	// passage; empty when only this one does.
 	AlsoIn []PlaceView `json:"also_in"`
@@ -282,6 +284,14 @@ type Scores struct {
 	// Subword is the sub-word similarity a hybrid search re-scored the
 	// hit with (0–1).
 	Subword float64 `json:"subword,omitempty"`
+	// Rerank is the relevance the configured reranker gave the hit, on its
+	// server's scale (a logit from llama.cpp's server and TEI, a
+	// probability from vLLM, Jina and Cohere), and RerankProbability that
+	// as a probability (0–1). Both are absent when the search was not
+	// reranked; when it was, score is Rerank and the hits are in its
+	// order. Unlike score otherwise, they compare across searches.
+	Rerank            *float64 `json:"rerank,omitempty"`
+	RerankProbability *float64 `json:"rerank_probability,omitempty"`
 }
 
 // Search runs a query and returns its hits as views.
@@ -292,6 +302,10 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 	}
 	out := make([]HitView, len(hits))
 	for i, h := range hits {
+		var rerank, probability *float64
+		if h.Reranked {
+			rerank, probability = &h.RerankScore, &h.RerankProbability
+		}
 		p := placeView(h.Hit)
 		out[i] = HitView{
 			Book: p.Book, Title: p.Title, Author: p.Author, SourceType: p.SourceType,
@@ -299,8 +313,9 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 			Chapter: p.Chapter, Section: p.Section, PageStart: p.PageStart, PageEnd: p.PageEnd,
 			PageLabelStart: p.PageLabelStart, PageLabelEnd: p.PageLabelEnd,
 			Anchor: p.Anchor, Path: p.Path, Paths: p.Paths, Citation: p.Citation,
-			Text: h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage,
-			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore},
+			Text: h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage, NoMatch: h.NoMatch,
+			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore,
+				Rerank: rerank, RerankProbability: probability},
 			AlsoIn: make([]PlaceView, len(h.AlsoIn)),
 		}
 		for j, o := range h.AlsoIn {

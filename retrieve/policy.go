@@ -55,6 +55,9 @@ func Open(ctx context.Context, db *index.DB, o Options, newEmbedder func(context
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if o.Logger == nil {
+		o.Logger = log
+	}
 	emb, err := queryEmbedder(ctx, db, newEmbedder, log)
 	if err != nil {
 		return nil, err

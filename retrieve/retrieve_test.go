@@ -3,6 +3,7 @@ package retrieve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand"
 	"path/filepath"
@@ -434,6 +435,40 @@ func TestCoverageAndNoMatch(t *testing.T) {
 	hits = search(t, s, Query{Text: "quantum chromodynamics of owls in gluon plasma"})
 	if !NoMatch(hits) {
 		t.Errorf("unrelated question: coverage %v", hits[0].Coverage)
+	}
+}
+
+// TestNoMatchReadsWholePassages: a question word far into a passage is
+// held (it was not past the first 64 distinct words), and the verdict does
+// not depend on the limit asked for.
+func TestNoMatchReadsWholePassages(t *testing.T) {
+	var long []string
+	for i := range 120 {
+		long = append(long, fmt.Sprintf("filler%d", i))
+	}
+	passage := strings.Join(long, " ") + " and then the Cheshire Cat appeared on a branch."
+	lib := append(library(), book{"Alice", "", "text", []string{passage}, [][]float32{unit(0, 0, 1, 0)}})
+	w := newIndex(t, lib)
+	s := New(&w.DB, nil, Options{Mode: FTS})
+	for _, limit := range []int{1, 3, 10} {
+		hits := search(t, s, Query{Text: "where does the Cheshire Cat appear?", Limit: limit})
+		if len(hits) == 0 || hits[0].Coverage < 0.5 || NoMatch(hits) {
+			t.Fatalf("limit %d: %+v", limit, hits)
+		}
+	}
+	// Porter stems "als" to "al" and "are" to "ar": passages that say the
+	// words count though the stem is shorter than three letters.
+	lib = append(lib, book{"Neurology", "", "text", []string{"Patients with ALS are treated with riluzole."}, [][]float32{unit(0, 0, 1, 0)}})
+	w = newIndex(t, lib)
+	s = New(&w.DB, nil, Options{Mode: FTS})
+	if hits := search(t, s, Query{Text: "ALS", Limit: 3}); len(hits) == 0 || hits[0].Coverage < 0.99 || NoMatch(hits) {
+		t.Errorf("a two-letter stem: %+v", hits)
+	}
+	for _, limit := range []int{1, 10} {
+		hits := search(t, s, Query{Text: "how do I bake sourdough bread with owls?", Limit: limit})
+		if !NoMatch(hits) {
+			t.Errorf("limit %d: a question on words the library lacks: no no-match (coverage %v)", limit, hits[0].Coverage)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/rerank"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/watcher"
@@ -53,6 +54,12 @@ type Config struct {
 		VectorWeight  float64 `mapstructure:"vector_weight"`
 		Fusion        string  `mapstructure:"fusion"`
 	} `mapstructure:"retrieval"`
+	Rerank struct {
+		Provider  string `mapstructure:"provider"`
+		Model     string `mapstructure:"model"`
+		URL       string `mapstructure:"url"`
+		APIKeyEnv string `mapstructure:"api_key_env"`
+	} `mapstructure:"rerank"`
 	Chunking struct {
 		ChunkTokens        int `mapstructure:"chunk_tokens"`
 		OverlapTokens      int `mapstructure:"overlap_tokens"`
@@ -83,6 +90,7 @@ func defaultConfig() Config {
 	c.LogLevel = "warn"
 	c.Embedding.Provider = "builtin"
 	c.Context.Provider = "none"
+	c.Rerank.Provider = rerank.ProviderNone
 	c.Context.Concurrency = ingest.DefaultContextConcurrency
 	r := retrieve.ConfigDefaults()
 	c.Retrieval.Mode, c.Retrieval.Fusion = r.Mode, r.Fusion
@@ -327,6 +335,9 @@ func (c *Config) resolve(base string) error {
 		return err
 	}
 	if err := c.llmConfig().Validate(); err != nil {
+		return err
+	}
+	if err := c.rerankConfig().Validate(); err != nil {
 		return err
 	}
 	if c.Context.Concurrency < 1 || c.Context.Concurrency > 64 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/rerank"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/watcher"
@@ -103,9 +104,16 @@ func TestDefaultsAreThePackages(t *testing.T) {
 		"chunking.section_split_tokens": c.SectionSplitTokens,
 		"watch.debounce":                watcher.DefaultDebounce,
 		"watch.rescan_interval":         watcher.DefaultRescanInterval,
+		"rerank.provider":               rerank.ProviderNone,
 	} {
 		if d[key] != want {
 			t.Errorf("%s = %v, want %v", key, d[key], want)
+		}
+	}
+	// The template's comments name the defaults the packages apply.
+	for _, u := range []string{rerank.DefaultTEIURL, rerank.DefaultOpenAIURL} {
+		if !strings.Contains(configTemplate, u) {
+			t.Errorf("grimoire.toml does not say that %s is the default", u)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -15,129 +17,244 @@ import (
 	"github.com/grimoire-search/grimoire/eval"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/retrieve"
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
-func (a *app) evalCmd() *cobra.Command {
-	var beir, split, workdir string
-	var modes []string
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "eval [GOLD.jsonl] | --beir DIR",
-		Short: "Measure search quality on a gold set (nDCG@10, recall, MRR per mode)",
-		Long: `eval runs a gold set through each retrieval mode and prints nDCG@10,
-recall@10, recall@100 and MRR side by side.
+// evalFlags are eval's options.
+type evalFlags struct {
+	beir, books, split, workdir, perQuery string
+	modes                                 []string
+	asJSON                                bool
+}
 
-With GOLD (JSON or JSON Lines of {"query": ..., "expected": [{"book": slug} or
-{"path": file}, optionally "chapter"/"section"]}) it searches the configured
-library; an empty "expected" is a negative query. With --beir DIR it builds a
-temporary library from a BEIR collection (corpus.jsonl, queries, qrels/SPLIT.tsv;
-one Markdown file per document) and evaluates that, leaving your index alone.`,
+func (a *app) evalCmd() *cobra.Command {
+	var o evalFlags
+	cmd := &cobra.Command{
+		Use:   "eval [GOLD.jsonl] | --beir DIR | --books QUESTIONS.jsonl",
+		Short: "Measure search quality on a gold set, per mode and per kind of question",
+		Long: `eval runs a set of questions through each retrieval mode and prints the
+mean of each metric; --per-query FILE also writes every query's outcome, one
+JSON line each, for ` + "`grimoire eval compare`" + ` to test two runs against each other.
+
+--books QUESTIONS.jsonl: book questions (id, question, book, chapter,
+evidence, kind, also_in; the format of the corpus's qa/README.md), asked of
+the library at limit 10. Per kind (keyword, paraphrase, negative, and the
+answerable ones pooled) it reports answer@1/@5/@10 (a passage from the book,
+or a file in also_in, that holds an evidence quote, compared with case,
+white space, typographic quotes and dashes, ligatures and soft hyphens
+normalised), chapter@5 (a passage from the book whose chapter, or chapter ›
+section, names the gold chapter down to its second entry), MRR, and
+NO-MATCH: the share of questions the no-match signal fired for (wanted for
+negatives, false for the rest). With --workdir DIR the index is DIR's
+grimoire.db, synced from --library first and kept for the next run;
+without it, the configured index is read as it is.
+
+--beir DIR: a BEIR collection (corpus.jsonl, queries, qrels/SPLIT.tsv) as a
+temporary library of one Markdown file per document: nDCG@10, recall@10,
+recall@100, MRR and NO-MATCH (every query has an answer). Mode bm25 is the
+plain baseline beside grimoire's modes: one FTS5 row per document, porter
+stemming, every query word OR'ed. --workdir keeps the library and its index
+for the next run.
+
+GOLD: your own gold set (JSON or JSON Lines of {"query": ..., "expected":
+[{"book": slug} or {"path": file}, optionally "chapter"/"section"]}; an
+empty "expected" is a negative query), against the configured library.
+
+The index in a kept --workdir is reused as long as the files are the same:
+delete it after changing how books are read or chunked.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			var rows []evalRow
+			if !cmd.Flags().Changed("modes") && o.beir == "" {
+				o.modes = slices.DeleteFunc(o.modes, func(m string) bool { return m == eval.ModeBM25 })
+			}
+			if err := checkEvalModes(o.modes, o.beir != ""); err != nil {
+				return err
+			}
+			var recs []eval.Record
 			var err error
 			switch {
-			case beir != "" && len(args) == 0:
-				rows, err = a.evalBEIR(ctx, beir, split, workdir, modes)
-			case beir == "" && len(args) == 1:
-				rows, err = a.evalGold(ctx, args[0], modes)
+			case o.beir != "" && o.books == "" && len(args) == 0:
+				recs, err = a.evalBEIR(ctx, o)
+			case o.books != "" && o.beir == "" && len(args) == 0:
+				recs, err = a.evalBooks(ctx, o)
+			case o.beir == "" && o.books == "" && len(args) == 1:
+				recs, err = a.evalGold(ctx, args[0], o.modes)
 			default:
-				return usageError{fmt.Errorf("give either a gold file or --beir DIR")}
+				return usageError{fmt.Errorf("give one of a gold file, --beir DIR or --books FILE")}
 			}
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(rows)
+			if o.perQuery != "" {
+				if err := writeRecords(o.perQuery, recs); err != nil {
+					return err
+				}
 			}
-			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "MODE\tnDCG@10\tRECALL@10\tRECALL@100\tMRR\tQUERIES")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%.4f\t%.4f\t%.4f\t%.4f\t%d\n", r.Mode, r.NDCG10, r.Recall10, r.Recall100, r.MRR, r.Queries)
+			sums := eval.Summarize(recs)
+			if o.asJSON {
+				return a.printJSON(sums)
 			}
-			return tw.Flush()
+			return a.printSummaries(sums)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&beir, "beir", "", "evaluate a BEIR collection in this folder")
-	f.StringVar(&split, "split", "dev", "BEIR split: qrels/SPLIT.tsv and queries.SPLIT.jsonl (else queries.jsonl)")
-	f.StringVar(&workdir, "workdir", "", "build the BEIR library here and keep it (default: a temporary folder)")
-	f.StringSliceVar(&modes, "modes", []string{retrieve.Hybrid, retrieve.FTS, retrieve.Vector}, "modes to compare")
-	f.BoolVar(&asJSON, "json", false, "print as JSON")
+	f.StringVar(&o.beir, "beir", "", "evaluate a BEIR collection in this folder")
+	f.StringVar(&o.books, "books", "", "evaluate book questions (JSON Lines) against the library")
+	f.StringVar(&o.split, "split", "dev", "BEIR split: qrels/SPLIT.tsv and queries.SPLIT.jsonl (else queries.jsonl)")
+	f.StringVar(&o.workdir, "workdir", "", "keep the index here between runs (--beir: and the library built from the collection)")
+	f.StringSliceVar(&o.modes, "modes", []string{retrieve.Hybrid, retrieve.FTS, retrieve.Vector, eval.ModeBM25}, "modes to compare (bm25: the plain baseline, --beir only)")
+	f.StringVar(&o.perQuery, "per-query", "", "write each query's outcome to this file, one JSON line per query and mode")
+	f.BoolVar(&o.asJSON, "json", false, "print as JSON")
+	cmd.AddCommand(a.evalCompareCmd())
 	return cmd
 }
 
-type evalRow struct {
-	Mode string `json:"mode"`
-	eval.Scores
+// checkEvalModes refuses modes that are not grimoire's or the baseline's,
+// and the baseline where it means nothing: book questions are judged by
+// passage, and the baseline has one row per document.
+func checkEvalModes(modes []string, beir bool) error {
+	if len(modes) == 0 {
+		return usageError{fmt.Errorf("--modes is empty")}
+	}
+	for _, m := range modes {
+		switch m {
+		case retrieve.Hybrid, retrieve.FTS, retrieve.Vector:
+		case eval.ModeBM25:
+			if !beir {
+				return usageError{fmt.Errorf("mode bm25 is the one-row-per-document baseline of --beir; book questions and gold sets are judged by passage")}
+			}
+		default:
+			return usageError{fmt.Errorf("unknown mode %q in --modes (want hybrid, fts, vector or bm25)", m)}
+		}
+	}
+	return nil
+}
+
+// writeRecords writes the per-query file whole, or not at all.
+func writeRecords(path string, recs []eval.Record) error {
+	var buf bytes.Buffer
+	if err := eval.WriteRecords(&buf, recs); err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("per-query file %s: %w", path, err)
+		}
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("per-query file %s: %w", path, err)
+	}
+	return nil
+}
+
+// printSummaries prints one table per collection: a row per mode (and per
+// kind when there are several), a column per metric.
+func (a *app) printSummaries(sums []eval.Summary) error {
+	for i := 0; i < len(sums); {
+		j := i
+		for j < len(sums) && sums[j].Collection == sums[i].Collection {
+			j++
+		}
+		group := sums[i:j]
+		present := make(map[string]bool)
+		kinds := make(map[string]bool)
+		for _, s := range group {
+			for m := range s.Metrics {
+				present[m] = true
+			}
+			kinds[s.Kind] = true
+		}
+		metrics := eval.MetricNames(present)
+		byKind := len(kinds) > 1
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		fmt.Fprintln(a.stdout, field(sums[i].Collection))
+		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+		var head []string
+		if byKind {
+			head = append(head, "KIND")
+		}
+		head = append(head, "MODE", "QUERIES")
+		for _, m := range metrics {
+			head = append(head, strings.ToUpper(m))
+		}
+		head = append(head, "NO-MATCH")
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, s := range group {
+			var row []string
+			if byKind {
+				row = append(row, field(s.Kind))
+			}
+			row = append(row, field(s.Mode), fmt.Sprint(s.Queries))
+			for _, m := range metrics {
+				if v, ok := s.Metrics[m]; ok {
+					row = append(row, fmt.Sprintf("%.4f", v))
+				} else {
+					row = append(row, "-")
+				}
+			}
+			if s.NoMatch != nil {
+				row = append(row, fmt.Sprintf("%.4f", *s.NoMatch))
+			} else {
+				row = append(row, "-")
+			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
 }
 
 // evalBEIR writes the collection as a library of Markdown files, syncs it
-// into its own index and runs the queries in each mode.
-func (a *app) evalBEIR(ctx context.Context, dir, split, workdir string, modes []string) ([]evalRow, error) {
-	col, err := eval.LoadBEIR(dir, split)
+// into its own index and runs the queries in each mode; bm25 runs on a
+// table of its own.
+func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) {
+	col, err := eval.LoadBEIR(o.beir, o.split)
 	if err != nil {
 		return nil, &index.Error{Code: index.Invalid, Msg: "load BEIR collection", Err: err}
 	}
-	if workdir == "" {
-		tmp, err := os.MkdirTemp("", "grimoire-eval-")
+	name := filepath.Base(filepath.Clean(o.beir)) + "-" + o.split
+	var lb *retrieve.Library
+	var docOf func(retrieve.HitView) []string
+	if slices.ContainsFunc(o.modes, func(m string) bool { return m != eval.ModeBM25 }) {
+		var closeLib func()
+		lb, docOf, closeLib, err = a.beirLibrary(ctx, col, o.workdir)
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(tmp)
-		workdir = tmp
+		defer closeLib()
 	}
-	lib := filepath.Join(workdir, "library")
-	if err := os.MkdirAll(lib, 0o755); err != nil {
-		return nil, err
-	}
-	for _, d := range col.Docs {
-		body := fmt.Sprintf("# %s\n\n%s\n", oneLine(d.Title), d.Text)
-		if err := os.WriteFile(filepath.Join(lib, safeName(d.ID)+".md"), []byte(body), 0o644); err != nil {
-			return nil, err
-		}
-	}
-	a.cfg.Library = []string{lib}
-	a.cfg.DBPath = filepath.Join(workdir, "grimoire.db")
-	w, err := a.openWriter(ctx, "grimoire eval")
-	if err != nil {
-		return nil, err
-	}
-	opts, err := a.syncerOptions(ctx, w)
-	if err == nil {
-		start := time.Now()
-		var run *index.Run
-		run, err = syncer.Sync(ctx, w, opts, "sync", nil)
-		if err == nil {
-			fmt.Fprintf(a.stderr, "grimoire: indexed %d documents in %.1fs\n", run.Ingested, time.Since(start).Seconds())
-		}
-	}
-	w.Close()
-	if err != nil {
-		return nil, err
-	}
-	lb, closeLib, err := a.openLibrary(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer closeLib()
-	if err := lb.Searcher.Prepare(ctx); err != nil {
-		return nil, err
-	}
-	docOf := func(h retrieve.HitView) string { return strings.TrimSuffix(filepath.Base(h.Path), ".md") }
-	var rows []evalRow
-	for _, mode := range modes {
-		var acc eval.Accumulator
-		for _, q := range col.Queries {
-			top10, err := rankDocs(ctx, lb, q.Text, mode, 10, docOf)
-			if err != nil {
+	var bm *eval.BM25
+	var recs []eval.Record
+	for _, mode := range o.modes {
+		if mode == eval.ModeBM25 && bm == nil {
+			if bm, err = eval.NewBM25(ctx, col.Docs); err != nil {
 				return nil, err
 			}
-			top100, err := rankDocs(ctx, lb, q.Text, mode, 100, docOf)
-			if err != nil {
-				return nil, err
+			defer bm.Close()
+		}
+		for _, q := range col.Queries {
+			var top10, top100 []string
+			var noMatch *bool
+			if mode == eval.ModeBM25 {
+				if top100, err = bm.Search(ctx, q.Text, 100); err != nil {
+					return nil, err
+				}
+				top10 = top100[:min(10, len(top100))]
+			} else {
+				var hits []retrieve.HitView
+				if top10, hits, err = rankDocs(ctx, lb, q.Text, mode, 10, docOf); err != nil {
+					return nil, err
+				}
+				nm := retrieve.NoMatch(hits)
+				noMatch = &nm
+				if top100, _, err = rankDocs(ctx, lb, q.Text, mode, 100, docOf); err != nil {
+					return nil, err
+				}
 			}
 			// nDCG@10 and MRR from the ranking a user gets (limit 10),
 			// recall@100 from the deep one.
@@ -146,38 +263,135 @@ func (a *app) evalBEIR(ctx context.Context, dir, split, workdir string, modes []
 			if rr == 0 {
 				rr = rrDeep
 			}
-			acc.AddJudged(n, r10, r100, rr)
+			rank := 0
+			if rr > 0 {
+				rank = int(1/rr + 0.5)
+			}
+			recs = append(recs, eval.Record{
+				Collection: name, ID: q.ID, Kind: eval.KindBEIR, Mode: mode, Rank: rank, NoMatch: noMatch,
+				Metrics: map[string]float64{eval.NDCG10: n, eval.Recall10: r10, eval.Recall100: r100, eval.MRR: rr},
+			})
 		}
-		rows = append(rows, evalRow{Mode: mode, Scores: acc.Scores()})
 	}
-	return rows, nil
+	return recs, nil
+}
+
+// beirLibrary writes the collection's documents as Markdown files (those
+// already there with the same text are left alone, so a kept workdir
+// re-syncs at the cost of a scan), syncs them and opens the library. docOf
+// gives the documents of a hit: several when documents have the same text
+// and so are one book.
+func (a *app) beirLibrary(ctx context.Context, col *eval.Collection, workdir string) (*retrieve.Library, func(retrieve.HitView) []string, func(), error) {
+	cleanup := func() {}
+	if workdir == "" {
+		tmp, err := os.MkdirTemp("", "grimoire-eval-")
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		cleanup = func() { os.RemoveAll(tmp) }
+		workdir = tmp
+	}
+	fail := func(err error) (*retrieve.Library, func(retrieve.HitView) []string, func(), error) {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	lib := filepath.Join(workdir, "library")
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		return fail(err)
+	}
+	idOf := make(map[string]string, len(col.Docs))
+	for _, d := range col.Docs {
+		file := safeName(d.ID)
+		idOf[file] = d.ID
+		body := []byte(fmt.Sprintf("# %s\n\n%s\n", oneLine(d.Title), d.Text))
+		p := filepath.Join(lib, file+".md")
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, body) {
+			continue
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			return fail(err)
+		}
+	}
+	a.cfg.Library = []string{lib}
+	a.cfg.DBPath = filepath.Join(workdir, "grimoire.db")
+	lb, closeLib, err := a.syncAndOpen(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	docOf := func(h retrieve.HitView) []string {
+		paths := h.Paths
+		if len(paths) == 0 {
+			paths = []string{h.Path}
+		}
+		var ids []string
+		for _, p := range paths {
+			file := strings.TrimSuffix(filepath.Base(p), ".md")
+			if id, ok := idOf[file]; ok {
+				ids = append(ids, id)
+			} else {
+				ids = append(ids, file)
+			}
+		}
+		return ids
+	}
+	return lb, docOf, func() { closeLib(); cleanup() }, nil
+}
+
+// syncAndOpen brings the configured index up to date with the configured
+// library and opens it for searching.
+func (a *app) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error) {
+	start := time.Now()
+	run, err := a.sync(ctx, "eval", nil, syncFlags{})
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(a.stderr, "grimoire: indexed %d books in %.1fs (%d failed)\n", run.Ingested, time.Since(start).Seconds(), run.Failed)
+	lb, closeLib, err := a.openLibrary(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := lb.Searcher.Prepare(ctx); err != nil {
+		closeLib()
+		return nil, nil, err
+	}
+	return lb, closeLib, nil
 }
 
 // rankDocs searches and returns the distinct documents of the hits, best
-// first; a hit counts for each book it is also in, right after its own.
-func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limit int, docOf func(retrieve.HitView) string) ([]string, error) {
-	hits, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
+// first, and the hits; a hit counts for each book it is also in, right
+// after its own.
+func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limit int, docOf func(retrieve.HitView) []string) ([]string, []retrieve.HitView, error) {
+	hits, err := search(ctx, lb, text, mode, limit)
 	if err != nil {
-		if errors.Is(err, retrieve.ErrBadQuery) {
-			return nil, nil // a query without words: no ranking
-		}
-		return nil, err
+		return nil, nil, err
 	}
 	seen := make(map[string]bool)
 	var out []string
 	for _, h := range hits {
 		for _, v := range append([]retrieve.HitView{h}, h.Elsewhere()...) {
-			if id := docOf(v); !seen[id] {
-				seen[id] = true
-				out = append(out, id)
+			for _, id := range docOf(v) {
+				if !seen[id] {
+					seen[id] = true
+					out = append(out, id)
+				}
 			}
 		}
 	}
-	return out, nil
+	return out, hits, nil
+}
+
+// search runs one query; a query that cannot be searched (no words) has
+// no hits rather than stopping the run.
+func search(ctx context.Context, lb *retrieve.Library, text, mode string, limit int) ([]retrieve.HitView, error) {
+	hits, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
+	if errors.Is(err, retrieve.ErrBadQuery) {
+		return nil, nil
+	}
+	return hits, err
 }
 
 // evalGold runs a user's gold set against the configured library.
-func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]evalRow, error) {
+func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &index.Error{Code: index.Invalid, Msg: "open gold set", Err: err}
@@ -202,10 +416,11 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 			slugOfPath[p] = b.Slug
 		}
 	}
-	var rows []evalRow
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	var recs []eval.Record
 	for _, mode := range modes {
-		var acc eval.Accumulator
 		for i, g := range gold {
+			id := fmt.Sprintf("%d", i+1)
 			rel := make(map[string]int)
 			fine := false
 			for _, e := range g.Expected {
@@ -226,34 +441,47 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 				}
 				rel[key] = 1
 			}
-			keyOf := func(h retrieve.HitView) string { return h.Book }
+			keyOf := func(h retrieve.HitView) []string { return []string{h.Book} }
 			if fine {
-				keyOf = func(h retrieve.HitView) string {
-					for k := range rel {
-						if k == fmt.Sprintf("%s#%d.%d", h.Book, h.ChapterIndex, h.SectionIndex) {
-							return k
-						}
+				keyOf = func(h retrieve.HitView) []string {
+					section := fmt.Sprintf("%s#%d.%d", h.Book, h.ChapterIndex, h.SectionIndex)
+					if rel[section] > 0 {
+						return []string{section}
 					}
-					return fmt.Sprintf("%s#%d", h.Book, h.ChapterIndex)
+					return []string{fmt.Sprintf("%s#%d", h.Book, h.ChapterIndex)}
 				}
 			}
 			if len(rel) == 0 {
-				hits, err := lb.Search(ctx, retrieve.Query{Text: g.Query, Mode: mode, Limit: 10})
-				if err != nil && !errors.Is(err, retrieve.ErrBadQuery) {
+				hits, err := search(ctx, lb, g.Query, mode, retrieve.DefaultLimit)
+				if err != nil {
 					return nil, err
 				}
-				acc.AddNegative(retrieve.NoMatch(hits))
+				nm := retrieve.NoMatch(hits)
+				recs = append(recs, eval.Record{Collection: name, ID: id, Kind: eval.Negative, Mode: mode, NoMatch: &nm})
 				continue
 			}
-			ranking, err := rankDocs(ctx, lb, g.Query, mode, 100, keyOf)
+			ranking, _, err := rankDocs(ctx, lb, g.Query, mode, 100, keyOf)
 			if err != nil {
 				return nil, err
 			}
-			acc.Add(ranking, rel)
+			// The verdict a user sees comes with the default limit.
+			hits, err := search(ctx, lb, g.Query, mode, retrieve.DefaultLimit)
+			if err != nil {
+				return nil, err
+			}
+			nm := retrieve.NoMatch(hits)
+			n, r10, r100, rr := eval.Judge(ranking, rel)
+			rank := 0
+			if rr > 0 {
+				rank = int(1/rr + 0.5)
+			}
+			recs = append(recs, eval.Record{
+				Collection: name, ID: id, Kind: eval.Answerable, Mode: mode, Rank: rank, NoMatch: &nm,
+				Metrics: map[string]float64{eval.NDCG10: n, eval.Recall10: r10, eval.Recall100: r100, eval.MRR: rr},
+			})
 		}
-		rows = append(rows, evalRow{Mode: mode, Scores: acc.Scores()})
 	}
-	return rows, nil
+	return recs, nil
 }
 
 // safeName keeps a document id usable as a file name.

@@ -441,7 +441,5 @@ func TestMCPOverHTTPLegacySession(t *testing.T) {
 	lib := mcpLibrary(t)
 	p, url := serveHTTP(t, lib, nil, "127.0.0.1:0")
 	exerciseServer(t, httpClient(t, url, "", true))
-	if code := p.stop(t, 5*time.Second); code != 0 {
-		t.Errorf("serve exited %d", code)
-	}
+	p.stopped(t, 5*time.Second)
 }

@@ -81,6 +81,19 @@ vector_weight = {{toml .Retrieval.VectorWeight}}
 # built-in embedder and rrf for neural models.
 fusion = {{toml .Retrieval.Fusion}}
 
+[rerank]
+# Cross-encoder reranking of each search's candidate_pool: "none", "tei" (Hugging
+# Face TEI's /rerank) or "openai" (the /rerank of llama.cpp's server with
+# --reranking, vLLM, and Jina- or Cohere-compatible APIs). Searches go on without
+# it, with a warning, while its server is down.
+provider = {{toml .Rerank.Provider}}
+# Reranker model (empty: the one model an openai server lists; TEI serves one).
+model = {{toml .Rerank.Model}}
+# Server URL (empty: http://localhost:8012 for tei, http://localhost:8012/v1 for openai).
+url = {{toml .Rerank.URL}}
+# Environment variable holding the server's API key (empty: OPENAI_API_KEY); never the key itself.
+api_key_env = {{toml .Rerank.APIKeyEnv}}
+
 [chunking]
 # Target chunk size, in tokens.
 chunk_tokens = {{toml .Chunking.ChunkTokens}}

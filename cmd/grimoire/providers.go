@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/ingest/rerank"
 )
 
 // embedConfig is the [embedding] section as package embed takes it. Either
@@ -20,4 +21,10 @@ func (c *Config) embedConfig() embed.Config {
 func (c *Config) llmConfig() llm.Config {
 	x := c.Context
 	return llm.Config{Provider: x.Provider, Model: x.Model, URL: x.URL, APIKeyEnv: x.APIKeyEnv}
+}
+
+// rerankConfig is the [rerank] section as package rerank takes it.
+func (c *Config) rerankConfig() rerank.Config {
+	r := c.Rerank
+	return rerank.Config{Provider: r.Provider, Model: r.Model, URL: r.URL, APIKeyEnv: r.APIKeyEnv}
 }

@@ -64,6 +64,19 @@ func (p *proc) stop(t *testing.T, within time.Duration) int {
 	return -1
 }
 
+// stopped stops the process as stop does and fails the test unless it
+// exited 0. A process whose clean stop outlasted the grace after the signal
+// (a loaded machine) exits 130 saying so; that counts as stopped too, for
+// tests that are not about how fast a stop is.
+func (p *proc) stopped(t *testing.T, within time.Duration) {
+	t.Helper()
+	code := p.stop(t, within)
+	if code == 0 || code == exitInterrupted && strings.Contains(p.errb.String(), "still busy") {
+		return
+	}
+	t.Fatalf("exited %d after SIGTERM\nstderr: %s", code, p.errb.String())
+}
+
 // eventually polls cond until it holds or the deadline passes.
 func eventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
 	t.Helper()
@@ -213,9 +226,7 @@ func TestWatchKeepsIndexInSync(t *testing.T) {
 		}
 	})
 
-	if code := w.stop(t, 5*time.Second); code != 0 {
-		t.Errorf("watch exited %d after SIGTERM\nstderr: %s", code, w.errb.String())
-	}
+	w.stopped(t, 5*time.Second)
 	// The lock is free again.
 	ok(t, lib, "sync")
 }
@@ -419,9 +430,7 @@ func TestWatchSurvivesKill9MidIngest(t *testing.T) {
 		r := grimoire(t, lib, "status", "--json")
 		return r.code == 0 && jsonUnmarshal(r.stdout, &st) == nil && st.Ready == 1
 	})
-	if code := w2.stop(t, 5*time.Second); code != 0 {
-		t.Errorf("watch exited %d", code)
-	}
+	w2.stopped(t, 5*time.Second)
 	integrity(t, lib)
 	if got := fingerprint(t, lib, queries); got != want {
 		t.Errorf("after the kill the index differs from a clean run:\n got:\n%s\nwant:\n%s", got, want)

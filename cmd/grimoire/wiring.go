@@ -10,6 +10,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/ingest/rerank"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -46,13 +47,24 @@ func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, er
 }
 
 // openLibrary opens the index read-only with a searcher, checking that the
-// configured model is the one whose vectors the index holds.
+// configured model is the one whose vectors the index holds, and with the
+// configured reranker.
 func (a *app) openLibrary(ctx context.Context) (*retrieve.Library, func(), error) {
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	s, err := retrieve.Open(ctx, &r.DB, a.cfg.retrieveOptions(), a.embedder, a.log)
+	o := a.cfg.retrieveOptions()
+	rr, err := rerank.New(a.cfg.rerankConfig(), a.log)
+	if err != nil {
+		r.Close()
+		return nil, nil, err
+	}
+	if rr != nil {
+		// Reached on the first search only: list and outline never wait on it.
+		o.Reranker = rr
+	}
+	s, err := retrieve.Open(ctx, &r.DB, o, a.embedder, a.log)
 	if err != nil {
 		r.Close()
 		return nil, nil, err

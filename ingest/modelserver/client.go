@@ -402,6 +402,9 @@ func retryAfter(h string) time.Duration {
 	return 0
 }
 
+// Hints returns the hints c's errors give.
+func (c *Client) Hints() Hints { return c.o.Hints }
+
 // WithHints returns a client like c (sharing its connections and what it
 // knows of the server) whose errors give hints h; for hints that depend on
 // what the server said first, such as the models it has.

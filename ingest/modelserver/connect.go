@@ -91,7 +91,7 @@ func ConnectOllama(ctx context.Context, section, model string, o Options) (*Clie
 // serve their one model whatever name they are sent. The client's hints
 // (OpenAIHints) and header are set here. Errors name the configuration
 // section; nothing answering fails at once with ErrUnreachable, a refused
-// key with ErrUnauthorized.
+// key with ErrUnauthorized, no model to choose with ErrNoModel.
 func ConnectOpenAI(ctx context.Context, section, model, keyEnv string, o Options) (c *Client, m OpenAIModel, listed bool, err error) {
 	if o.URL == "" {
 		o.URL = DefaultOpenAIURL
@@ -100,10 +100,7 @@ func ConnectOpenAI(ctx context.Context, section, model, keyEnv string, o Options
 		keyEnv = DefaultOpenAIAPIKeyEnv
 	}
 	o.Server = "openai-compatible server"
-	o.Header = http.Header{}
-	if key := os.Getenv(keyEnv); key != "" {
-		o.Header.Set("Authorization", "Bearer "+key)
-	}
+	o.Header = bearer(keyEnv)
 	o.Hints = OpenAIHints(section, keyEnv, nil)
 	if c, err = New(o); err != nil {
 		return nil, m, false, fmt.Errorf("[%s] url: %w", section, err)
@@ -122,13 +119,23 @@ func ConnectOpenAI(ctx context.Context, section, model, keyEnv string, o Options
 			if len(ids) > 1 {
 				msg += fmt.Sprintf(" and the server has several (%s)", strings.Join(ids, ", "))
 			}
-			return nil, m, false, NewError(c, nil, msg, fmt.Sprintf("set [%s] model", section))
+			return nil, m, false, NewError(c, ErrNoModel, msg, fmt.Sprintf("set [%s] model", section))
 		}
 		model = ids[0]
 	}
 	m, listed = FindOpenAIModel(models, model)
 	m.ID = model
 	return c.WithHints(OpenAIHints(section, keyEnv, ids)), m, listed, nil
+}
+
+// bearer returns the header that sends the API key in the environment
+// variable keyEnv, when it is set; the key is never read from a file.
+func bearer(keyEnv string) http.Header {
+	h := http.Header{}
+	if key := os.Getenv(keyEnv); key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	return h
 }
 
 // DetectOllama lists the models of the Ollama server at url that keep

@@ -30,6 +30,9 @@ var (
 	ErrTooLong = errors.New("input longer than the model's context")
 	// ErrUnauthorized: the server wants an API key, or another one.
 	ErrUnauthorized error = index.Errorf(index.Invalid, "not authorized")
+	// ErrNoModel: no model is configured, and the server does not say
+	// which one to use (it lists none, or several).
+	ErrNoModel error = index.Errorf(index.Invalid, "no model set")
 )
 
 // Error is a request that failed, with what the server said and what to do.

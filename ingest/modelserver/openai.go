@@ -73,10 +73,15 @@ func OpenAIHints(section, keyEnv string, has []string) Hints {
 	if len(has) > 0 {
 		h.ModelNotFound += fmt.Sprintf(" (the server has %s)", strings.Join(has, ", "))
 	}
-	if os.Getenv(keyEnv) == "" {
-		h.Unauthorized = fmt.Sprintf("the server wants an API key: set %s", keyEnv)
-	} else {
-		h.Unauthorized = fmt.Sprintf("the server refused the API key in %s", keyEnv)
-	}
+	h.Unauthorized = unauthorizedHint(keyEnv)
 	return h
+}
+
+// unauthorizedHint says what to do when a server refuses a request for its
+// API key, which the environment variable keyEnv holds or should.
+func unauthorizedHint(keyEnv string) string {
+	if os.Getenv(keyEnv) == "" {
+		return fmt.Sprintf("the server wants an API key: set %s", keyEnv)
+	}
+	return fmt.Sprintf("the server refused the API key in %s", keyEnv)
 }

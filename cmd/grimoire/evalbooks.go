@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/grimoire-search/grimoire/eval"
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/retrieve"
+)
+
+// booksLimit is how many passages a book question asks for: the default
+// of `query` and of the MCP search tool, and the depth answer@10 needs.
+const booksLimit = 10
+
+// evalBooks asks the book questions of the library in each mode.
+func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error) {
+	qs, err := eval.LoadBookQuestions(o.books)
+	if err != nil {
+		return nil, &index.Error{Code: index.Invalid, Msg: "read book questions", Err: err}
+	}
+	var lb *retrieve.Library
+	var closeLib func()
+	if o.workdir != "" {
+		if err := os.MkdirAll(o.workdir, 0o755); err != nil {
+			return nil, err
+		}
+		a.cfg.DBPath = filepath.Join(o.workdir, "grimoire.db")
+		lb, closeLib, err = a.syncAndOpen(ctx)
+	} else {
+		lb, closeLib, err = a.openLibrary(ctx)
+		if err == nil {
+			if err = lb.Searcher.Prepare(ctx); err != nil {
+				closeLib()
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closeLib()
+
+	judges := make([]*eval.BookJudge, len(qs))
+	for i, q := range qs {
+		if q.Answerable() {
+			judges[i] = eval.NewBookJudge(q)
+		}
+	}
+	if err := a.checkAnswerable(ctx, lb, qs, judges); err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(filepath.Base(o.books), filepath.Ext(o.books))
+	var recs []eval.Record
+	for _, mode := range o.modes {
+		for i, q := range qs {
+			hits, err := search(ctx, lb, q.Question, mode, booksLimit)
+			if err != nil {
+				return nil, fmt.Errorf("question %s: %w", q.ID, err)
+			}
+			nm := retrieve.NoMatch(hits)
+			r := eval.Record{Collection: name, ID: q.ID, Kind: q.Kind, Mode: mode, NoMatch: &nm}
+			if j := judges[i]; j != nil {
+				res := j.Judge(passages(hits))
+				r.Rank, r.Metrics = res.Answer, res.Metrics()
+			}
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
+}
+
+// passages turns hits into what the judge reads; a hit is from every book
+// it is also in, as a user reading also_in would take it.
+func passages(hits []retrieve.HitView) []eval.Passage {
+	out := make([]eval.Passage, len(hits))
+	for i, h := range hits {
+		var paths []string
+		for _, v := range append([]retrieve.HitView{h}, h.Elsewhere()...) {
+			if len(v.Paths) > 0 {
+				paths = append(paths, v.Paths...)
+			} else if v.Path != "" {
+				paths = append(paths, v.Path)
+			}
+		}
+		out[i] = eval.Passage{Paths: paths, Anchor: h.Anchor, Chapter: h.Chapter, Section: h.Section, Text: h.Text}
+	}
+	return out
+}
+
+// checkAnswerable warns, before the questions run, about the answerable
+// ones that no passage of the library answers: their book is not in it (a
+// library other than the one the questions were written for), or no single
+// passage holds a quote (a chunk boundary or the text extraction cuts it
+// up). Those questions count as missed in every mode; the warning tells a
+// miss that search can fix from one it cannot.
+func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []eval.BookQuestion, judges []*eval.BookJudge) error {
+	books, err := lb.DB.Books(ctx, index.BookFilter{ReadyOnly: true})
+	if err != nil {
+		return err
+	}
+	chunks := make(map[int64][]index.Chunk)
+	chunksOf := func(b index.Book) ([]index.Chunk, error) {
+		if c, ok := chunks[b.ID]; ok {
+			return c, nil
+		}
+		c, err := lb.DB.ChunkRange(ctx, b.ID, 0, b.Chunks)
+		chunks[b.ID] = c
+		return c, err
+	}
+	var noBook, noPassage []string
+	for i, q := range qs {
+		j := judges[i]
+		if j == nil {
+			continue
+		}
+		// The books a path names; when none does, every book, whose
+		// chunks' anchors may name the file.
+		var cands []index.Book
+		for _, b := range books {
+			if j.FromBook(eval.Passage{Paths: b.Paths}) {
+				cands = append(cands, b)
+			}
+		}
+		byPath := len(cands) > 0
+		if !byPath {
+			cands = books
+		}
+		inBook, answered := byPath, false
+		for _, b := range cands {
+			cs, err := chunksOf(b)
+			if err != nil {
+				return err
+			}
+			for _, k := range cs {
+				p := eval.Passage{Paths: b.Paths, Anchor: k.Anchor, Text: k.Text}
+				if !j.FromBook(p) {
+					continue
+				}
+				inBook = true
+				if j.Answers(p) {
+					answered = true
+					break
+				}
+			}
+			if answered {
+				break
+			}
+		}
+		switch {
+		case !inBook:
+			noBook = append(noBook, fmt.Sprintf("%s (%s)", q.ID, q.Book))
+		case !answered:
+			noPassage = append(noPassage, q.ID)
+		}
+	}
+	if len(noBook) > 0 {
+		fmt.Fprintf(a.stderr, "grimoire: warning: %d questions name a file the library does not hold: %s; is the library the one the questions were written for?\n",
+			len(noBook), strings.Join(noBook, ", "))
+	}
+	if len(noPassage) > 0 {
+		fmt.Fprintf(a.stderr, "grimoire: warning: %d questions have no passage holding an evidence quote (a chunk boundary or the text extraction cuts them up), so no search can answer them: %s\n",
+			len(noPassage), strings.Join(noPassage, ", "))
+	}
+	return nil
+}
