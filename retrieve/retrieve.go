@@ -505,7 +505,8 @@ func lookahead(limit int) int { return limit/2 + 2 }
 // that answers the question when, among its best noMatchDepth passages
 // (whatever the limit asked for), none covers NoMatchCoverage of the
 // question, or none covers absentCoverage while words the library never
-// uses carry absentShare of the question's weight ("What is the name of
+// uses carry absentShare of the question's weight in a library of
+// absentMinChunks passages or more ("What is the name of
 // Don Quixote's horse?" of a library without Don Quixote: every other
 // word is common). Fused scores cannot say this (they look alike whatever
 // matched); coverage is what the passages hold. Calibrated together on the
@@ -516,6 +517,7 @@ func lookahead(limit int) int { return limit/2 + 2 }
 const (
 	NoMatchCoverage = 0.34
 	absentShare     = 0.30
+	absentMinChunks = 500
 	absentCoverage  = 0.45
 	noMatchDepth    = 10
 )
@@ -631,7 +633,8 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]w
 				absent += w
 			}
 		}
-		if q.all > 0 {
+		// A word a small library lacks says little: it lacks most words.
+		if q.all > 0 && n >= absentMinChunks {
 			q.absent = absent / q.all
 		}
 		out = append(out, q)
