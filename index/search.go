@@ -433,3 +433,78 @@ WHERE k.id IN (`+ph+`)`, args...)
 	}
 	return out, rows.Err()
 }
+
+// FTSRows returns what FTS5's bm25() normalises a chunk's length with:
+// the number of rows it indexes and their average length in tokens, all
+// columns together (its "averages" record).
+func (d *DB) FTSRows(ctx context.Context) (rows int64, avgLen float64, err error) {
+	var rec []byte
+	err = d.db.QueryRowContext(ctx, `SELECT block FROM chunk_fts_data WHERE id = 1`).Scan(&rec)
+	if err == sql.ErrNoRows {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("full-text averages: %w", err)
+	}
+	n, rec := ftsVarint(rec)
+	var tokens uint64
+	for len(rec) > 0 {
+		var c uint64
+		c, rec = ftsVarint(rec)
+		tokens += c
+	}
+	if n == 0 {
+		return 0, 0, nil
+	}
+	return int64(n), float64(tokens) / float64(n), nil
+}
+
+// FTSLengths returns each chunk's length in tokens, all columns together,
+// as FTS5 counted them; a chunk it does not index is left out.
+func (d *DB) FTSLengths(ctx context.Context, ids []int64) (map[int64]int, error) {
+	out := make(map[int64]int, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ph, args := idList(ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT id, sz FROM chunk_fts_docsize WHERE id IN (`+ph+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("full-text lengths: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var sz []byte
+		if err := rows.Scan(&id, &sz); err != nil {
+			return nil, fmt.Errorf("full-text lengths: %w", err)
+		}
+		total := 0
+		for len(sz) > 0 {
+			var c uint64
+			c, sz = ftsVarint(sz)
+			total += int(c)
+		}
+		out[id] = total
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("full-text lengths: %w", err)
+	}
+	return out, nil
+}
+
+// ftsVarint decodes one of SQLite's variable-length integers (big-endian,
+// seven bits a byte, the ninth byte whole), which FTS5's records are made
+// of, and returns the rest of b. A truncated one ends the record.
+func ftsVarint(b []byte) (uint64, []byte) {
+	var v uint64
+	for i := 0; i < len(b); i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), b[i+1:]
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, b[i+1:]
+		}
+	}
+	return v, nil
+}

@@ -212,6 +212,9 @@ func (a *app) printSummaries(sums []eval.Summary) error {
 // evalBEIR writes the collection as a library of Markdown files, syncs it
 // into its own index and runs the queries in each mode; bm25 runs on a
 // table of its own.
+// beirDepth is the depth of nDCG and recall at ten.
+const beirDepth = 10
+
 func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	col, err := eval.LoadBEIR(o.beir, o.split)
 	if err != nil {
@@ -244,10 +247,13 @@ func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) 
 				if top100, err = bm.Search(ctx, q.Text, 100); err != nil {
 					return nil, err
 				}
-				top10 = top100[:min(10, len(top100))]
+				top10 = top100
 			} else {
 				var hits []retrieve.HitView
-				if top10, hits, err = rankDocs(ctx, lb, q.Text, mode, 10, docOf); err != nil {
+				// The documents of a user's ranking: a document of several
+				// passages may hold two of the first ten hits, so the
+				// first ten documents are read from twenty.
+				if top10, hits, err = rankDocs(ctx, lb, q.Text, mode, 2*beirDepth, docOf); err != nil {
 					return nil, err
 				}
 				nm := retrieve.NoMatch(hits)
@@ -256,8 +262,9 @@ func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) 
 					return nil, err
 				}
 			}
-			// nDCG@10 and MRR from the ranking a user gets (limit 10),
-			// recall@100 from the deep one.
+			// nDCG@10 and MRR from the ranking a user gets, recall@100
+			// from the deep one.
+			top10 = top10[:min(beirDepth, len(top10))]
 			n, r10, _, rr := eval.Judge(top10, q.Relevant)
 			_, _, r100, rrDeep := eval.Judge(top100, q.Relevant)
 			if rr == 0 {
