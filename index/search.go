@@ -350,6 +350,8 @@ ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
 // ChunkText is what search re-reads of a candidate chunk to re-score it:
 // the texts that were indexed, and its stored vector (nil when it has none).
 type ChunkText struct {
+	// BookID is the book the chunk belongs to.
+	BookID                 int64
 	Heading, Context, Text string
 	Vec                    []float32
 }
@@ -415,7 +417,7 @@ func (d *DB) ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkText, 
 	}
 	ph, args := idList(ids)
 	rows, err := d.db.QueryContext(ctx, `
-SELECT k.id, k.heading, k.context, k.text, e.vec FROM chunk k LEFT JOIN embedding e ON e.chunk_id = k.id
+SELECT k.id, k.book_id, k.heading, k.context, k.text, e.vec FROM chunk k LEFT JOIN embedding e ON e.chunk_id = k.id
 WHERE k.id IN (`+ph+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load candidates: %w", err)
@@ -425,7 +427,7 @@ WHERE k.id IN (`+ph+`)`, args...)
 		var id int64
 		var c ChunkText
 		var raw sql.RawBytes
-		if err := rows.Scan(&id, &c.Heading, &c.Context, &c.Text, &raw); err != nil {
+		if err := rows.Scan(&id, &c.BookID, &c.Heading, &c.Context, &c.Text, &raw); err != nil {
 			return nil, fmt.Errorf("load candidates: %w", err)
 		}
 		c.Vec = decodeVec(raw)

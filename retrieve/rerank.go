@@ -28,6 +28,22 @@ const (
 	rerankSubwordWeight = 0.3
 )
 
+// A question about a book names its scene (who, where, what happened); the
+// answer often comes in the passage after the one that names it (what he
+// said next, why she did it), which shares few of the question's words. So
+// the first followFirst full-text candidates lend the next two passages of
+// their book a share of their reranked score: followShare of it to the
+// next one, followShare·followDecay to the one after. A passage keeps the
+// better of its own score and the share, so a follower never passes the
+// passage it follows. Measured on the dev book questions: paraphrase
+// answer@5 0.54 → 0.59, answer@10 0.59 → 0.69, keyword answer@5 0.85 →
+// 0.88; SciFact and NFCorpus dev (one passage a document) unchanged.
+const (
+	followFirst = 3
+	followShare = 0.8
+	followDecay = 0.9
+)
+
 // featureTable maps feature hashes to weights: open addressing over the
 // hashes, which are well mixed already. Looked up for every feature of every
 // candidate, a Go map took a third of the time reranking costs.
@@ -86,8 +102,9 @@ type rerankScores struct {
 // cosine of their character n-grams) each scaled to 0–1 over the candidates.
 // BM25 decides; the other two break its near-ties, and reward a passage that
 // says the question's words in other forms ("prognostic" for "prognosis",
-// "IL6" for "IL-6") or misspelled. qvec may be nil: then only sub-words
-// count.
+// "IL6" for "IL-6") or misspelled. The passages after the first few
+// candidates join them, and take a share of their scores (followShare).
+// qvec may be nil: then only sub-words count.
 func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits []index.FTSHit, scores map[int64]rerankScores) ([]index.FTSHit, error) {
 	if len(hits) < 2 || hits[0].Score <= 0 {
 		return hits, nil
@@ -100,9 +117,19 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 	for i, h := range hits {
 		ids[i] = h.ChunkID
 	}
+	next := followers(hits)
+	for _, f := range next {
+		ids = append(ids, f.ChunkID)
+	}
 	texts, err := s.db.ChunkTexts(ctx, ids)
 	if err != nil {
 		return nil, err
+	}
+	// A follower's id past its book's last passage is another book's.
+	for _, f := range next {
+		if t, ok := texts[f.ChunkID]; ok && t.BookID == f.BookID {
+			hits = append(hits, f)
+		}
 	}
 	var qkeys []uint64
 	var qweights []float64
@@ -151,9 +178,14 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 		hit   index.FTSHit
 		score float64
 	}
+	score := make([]float64, len(hits))
+	for i, h := range hits {
+		score[i] = h.Score/best + cosW*scaled(cos[i], cosLo, cosHi) + rerankSubwordWeight*scaled(sub[i], subLo, subHi)
+	}
+	lendToFollowers(hits, score)
 	out := make([]ranked, len(hits))
 	for i, h := range hits {
-		out[i] = ranked{h, h.Score/best + cosW*scaled(cos[i], cosLo, cosHi) + rerankSubwordWeight*scaled(sub[i], subLo, subHi)}
+		out[i] = ranked{h, score[i]}
 		sc := scores[h.ChunkID]
 		sc.subword = max(sc.subword, sub[i])
 		if haveCos {
@@ -168,6 +200,48 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 		reordered[i] = r.hit
 	}
 	return reordered, nil
+}
+
+// followers returns the two passages after each of the first followFirst
+// candidates that are not candidates themselves, as candidates of the same
+// book without a full-text score. A book's passages have consecutive ids
+// (index.DB.SearchFTS); an id past the book's end is another book's, which
+// the caller checks.
+func followers(hits []index.FTSHit) []index.FTSHit {
+	in := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		in[h.ChunkID] = true
+	}
+	var out []index.FTSHit
+	for _, h := range hits[:min(followFirst, len(hits))] {
+		for id := h.ChunkID + 1; id <= h.ChunkID+2; id++ {
+			if !in[id] {
+				in[id] = true
+				out = append(out, index.FTSHit{ChunkID: id, BookID: h.BookID})
+			}
+		}
+	}
+	return out
+}
+
+// lendToFollowers raises the scores of the passages after each of the
+// first followFirst hits (in full text's order) to their share of its
+// score, read before any was raised. score[i] is hits[i]'s.
+func lendToFollowers(hits []index.FTSHit, score []float64) {
+	at := make(map[int64]int, len(hits))
+	for i, h := range hits {
+		at[h.ChunkID] = i
+	}
+	lead := slices.Clone(score[:min(followFirst, len(score))])
+	for i, h := range hits[:len(lead)] {
+		share := followShare * lead[i]
+		for id := h.ChunkID + 1; id <= h.ChunkID+2; id++ {
+			if j, ok := at[id]; ok && hits[j].BookID == h.BookID {
+				score[j] = max(score[j], share)
+			}
+			share *= followDecay
+		}
+	}
 }
 
 func span(xs []float64) (lo, hi float64) {
