@@ -49,8 +49,10 @@ grimoire.db, synced from --library first and kept for the next run;
 without it, the configured index is read as it is.
 
 --beir DIR: a BEIR collection (corpus.jsonl, queries, qrels/SPLIT.tsv) as a
-temporary library of one Markdown file per document: nDCG@10, recall@10,
-recall@100, MRR and NO-MATCH (every query has an answer). Mode bm25 is the
+temporary library of one Markdown file per document: nDCG@10, recall@10
+(over the first ten documents of the first twenty hits: a document of
+several passages may hold two), recall@100, MRR and NO-MATCH (every query
+has an answer). Mode bm25 is the
 plain baseline beside grimoire's modes: one FTS5 row per document, porter
 stemming, every query word OR'ed. --workdir keeps the library and its index
 for the next run.
