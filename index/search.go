@@ -510,3 +510,19 @@ func ftsVarint(b []byte) (uint64, []byte) {
 	}
 	return v, nil
 }
+
+// NamesBook reports whether a ready book's title or author holds word, in
+// any case: a book may never name its author in its text.
+func (d *DB) NamesBook(ctx context.Context, word string) (bool, error) {
+	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(word) + "%"
+	var one int
+	err := d.db.QueryRowContext(ctx, `
+SELECT 1 FROM book WHERE status = 'ready' AND (title LIKE ? ESCAPE '\' OR author LIKE ? ESCAPE '\') LIMIT 1`, like, like).Scan(&one)
+	if err == sql.ErrNoRows {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("book names: %w", err)
+	}
+	return true, nil
+}

@@ -511,7 +511,9 @@ func lookahead(limit int) int { return limit/2 + 2 }
 // uses carry absentShare of the question's weight in a library of
 // absentMinChunks passages or more ("What is the name of
 // Don Quixote's horse?" of a library without Don Quixote: every other
-// word is common). Fused scores cannot say this (they look alike whatever
+// word is common), or none covers nameCoverage when the question names
+// something the library never mentions (see names: "Ophelia" of a library
+// without Hamlet). Fused scores cannot say this (they look alike whatever
 // matched); coverage is what the passages hold. Calibrated together on the
 // dev book questions (answerable and negative), SciFact dev and NFCorpus
 // dev (where every claim has an answer), and each set asked of another
@@ -521,6 +523,7 @@ const (
 	NoMatchCoverage = 0.34
 	absentShare     = 0.30
 	absentMinChunks = 500
+	nameCoverage    = 0.6
 	absentCoverage  = 0.45
 	noMatchDepth    = 10
 )
@@ -569,6 +572,9 @@ func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) er
 		if q.absent > absentShare {
 			enough = absentCoverage
 		}
+		if q.unknownName {
+			enough = max(enough, nameCoverage)
+		}
 		if best[j] >= enough {
 			noMatch = false
 		}
@@ -585,6 +591,9 @@ type weightedQuestion struct {
 	all float64
 	// absent is the share of the weight on terms the library never uses.
 	absent float64
+	// unknownName says the question names something the library never
+	// mentions.
+	unknownName bool
 }
 
 // coverage is the share of q's weight on terms the passage holds.
@@ -639,6 +648,9 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]w
 		// A word a small library lacks says little: it lacks most words.
 		if q.all > 0 && n >= absentMinChunks {
 			q.absent = absent / q.all
+		}
+		if q.unknownName, err = s.namesUnknown(ctx, p); err != nil {
+			return nil, err
 		}
 		out = append(out, q)
 	}
@@ -971,4 +983,35 @@ func (s *Searcher) ftsRows(ctx context.Context) (int64, float64, error) {
 	s.statsMu.Lock()
 	defer s.statsMu.Unlock()
 	return s.ftsRowCount, s.avgLen, nil
+}
+
+// namesUnknown reports whether a phrasing names something (see names)
+// that no chunk mentions.
+func (s *Searcher) namesUnknown(ctx context.Context, phrasing string) (bool, error) {
+	ns := names(phrasing)
+	if len(ns) == 0 {
+		return false, nil
+	}
+	stems, err := s.db.Stems(ctx, ns)
+	if err != nil {
+		return false, err
+	}
+	terms := make([]string, 0, len(stems))
+	for _, t := range stems {
+		terms = append(terms, t)
+	}
+	df, err := s.termDocs(ctx, terms)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range ns {
+		if t, ok := stems[n]; !ok || df[t] > 0 {
+			continue
+		}
+		known, err := s.db.NamesBook(ctx, n)
+		if err != nil || !known {
+			return !known, err
+		}
+	}
+	return false, nil
 }
