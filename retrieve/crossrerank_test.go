@@ -256,3 +256,39 @@ func BenchmarkCrossRerank(b *testing.B) {
 		})
 	}
 }
+
+// fixedReranker gives every passage the same probability.
+type fixedReranker float64
+
+func (f fixedReranker) Rerank(_ context.Context, _ string, passages []string) ([]rerank.Score, error) {
+	out := make([]rerank.Score, len(passages))
+	for i := range passages {
+		out[i] = rerank.Score{Relevance: float64(f), Probability: float64(f)}
+	}
+	return out, nil
+}
+
+// A reranker's probabilities have the last word on no-match: none likely
+// relevant makes it, one likely relevant unmakes what the words made.
+func TestRerankerJudgesNoMatch(t *testing.T) {
+	w := newIndex(t, knots())
+	for _, tc := range []struct {
+		question    string
+		probability float64
+		want        bool
+	}{
+		{"bowline loop", 0.02, true},
+		{"bowline loop", 0.3, false},
+		{"how do I bake sourdough bread on a rope", 0.9, false},
+		{"how do I bake sourdough bread on a rope", 0.3, true},
+	} {
+		s := New(&w.DB, nil, Options{Mode: FTS, Reranker: fixedReranker(tc.probability)})
+		hits, err := s.Search(context.Background(), Query{Text: tc.question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if NoMatch(hits) != tc.want {
+			t.Errorf("%q at probability %v: no_match %v, want %v", tc.question, tc.probability, NoMatch(hits), tc.want)
+		}
+	}
+}

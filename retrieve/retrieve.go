@@ -513,7 +513,8 @@ func lookahead(limit int) int { return limit/2 + 2 }
 // Don Quixote's horse?" of a library without Don Quixote: every other
 // word is common), or none covers nameCoverage when the question names
 // something the library never mentions (see names: "Ophelia" of a library
-// without Hamlet). Fused scores cannot say this (they look alike whatever
+// without Hamlet). A configured reranker has the last word (see
+// bestProbability). Fused scores cannot say this (they look alike whatever
 // matched); coverage is what the passages hold. Calibrated together on the
 // dev book questions (answerable and negative), SciFact dev and NFCorpus
 // dev (where every claim has an answer), and each set asked of another
@@ -579,10 +580,37 @@ func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) er
 			noMatch = false
 		}
 	}
+	if p, ok := bestProbability(hits[:min(len(hits), noMatchDepth)]); ok {
+		// A reranker read the question with each passage: when it finds
+		// none relevant, the library has no answer whatever the words
+		// say; when it finds one likely, the words' verdict yields.
+		noMatch = p < rerankNoMatch || noMatch && p < rerankMatch
+	}
 	for i := range hits {
 		hits[i].NoMatch = noMatch
 	}
 	return nil
+}
+
+// The reranker's part in the no-match verdict, on its probability scale
+// (rerank.Score): cross-encoders trained as classifiers, such as the
+// bge-reranker family, give relevant passages well above one half and
+// unrelated ones a few hundredths.
+const (
+	rerankNoMatch = 0.1
+	rerankMatch   = 0.5
+)
+
+// bestProbability returns the highest relevance probability a reranker
+// gave hits, and false when it scored none of them.
+func bestProbability(hits []Hit) (float64, bool) {
+	best, ok := 0.0, false
+	for _, h := range hits {
+		if h.Reranked {
+			best, ok = max(best, h.RerankProbability), true
+		}
+	}
+	return best, ok
 }
 
 // weightedQuestion is one phrasing's index terms with their weights.
