@@ -26,22 +26,28 @@ const (
 // against 5 to 10 for rare words), and without it BM25's order on
 // SciFact and NFCorpus falls below plain BM25's. hits come back in the new
 // order, ranked again.
-func (s *Searcher) scoreCommon(ctx context.Context, hits []index.FTSHit, common map[string]int) ([]index.FTSHit, error) {
+func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []index.FTSHit, common map[string]int) ([]index.FTSHit, error) {
 	rows, avgLen, err := s.ftsRows(ctx)
 	if err != nil || rows == 0 || avgLen == 0 || len(hits) == 0 {
 		return hits, err
 	}
 	idf := make(map[string]float64, len(common))
 	for t, df := range common {
-		// As FTS5: a term in half of the rows or more weighs next to
-		// nothing, but not nothing.
-		idf[t] = max(math.Log((float64(rows)-float64(df)+0.5)/(float64(df)+0.5)), 1e-6)
+		// FTS5 gives a term in half of the rows or more an IDF of 1e-6:
+		// nothing to reorder by, and counting "the" or "of" in every
+		// candidate would cost more than the rest of the search.
+		if w := math.Log((float64(rows) - float64(df) + 0.5) / (float64(df) + 0.5)); w > 0 {
+			idf[t] = w
+		}
+	}
+	if len(idf) == 0 {
+		return hits, nil
 	}
 	ids := make([]int64, len(hits))
 	for i, h := range hits {
 		ids[i] = h.ChunkID
 	}
-	texts, err := s.db.ChunkTexts(ctx, ids)
+	texts, err := cache.get(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

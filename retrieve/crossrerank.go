@@ -41,7 +41,7 @@ func (s *Searcher) crossRerank(ctx context.Context, r request, fused map[int64]*
 	for i, h := range ranked {
 		ids[i] = h.ID
 	}
-	texts, err := s.db.ChunkTexts(ctx, ids)
+	texts, err := r.texts.get(ctx, ids)
 	if err != nil {
 		return err
 	}

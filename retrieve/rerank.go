@@ -105,7 +105,7 @@ type rerankScores struct {
 // "IL6" for "IL-6") or misspelled. The passages after the first few
 // candidates join them, and take a share of their scores (followShare).
 // qvec may be nil: then only sub-words count.
-func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits []index.FTSHit, scores map[int64]rerankScores) ([]index.FTSHit, error) {
+func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qvec []float32, hits []index.FTSHit, scores map[int64]rerankScores) ([]index.FTSHit, error) {
 	if len(hits) < 2 || hits[0].Score <= 0 {
 		return hits, nil
 	}
@@ -121,7 +121,7 @@ func (s *Searcher) rerank(ctx context.Context, text string, qvec []float32, hits
 	for _, f := range next {
 		ids = append(ids, f.ChunkID)
 	}
-	texts, err := s.db.ChunkTexts(ctx, ids)
+	texts, err := cache.get(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

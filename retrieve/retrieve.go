@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -285,12 +286,43 @@ type request struct {
 	// queryVecs give each phrasing's query vector, embedded once for
 	// whichever of the vector arm and the rerank asks first.
 	queryVecs []func() ([]float32, error)
+	// texts are the chunks this search has read, for its phases to share.
+	texts *textCache
+}
+
+// textCache holds the chunk texts (and vectors) one search has read, so
+// that each is read once: scoreCommon, the rerank and the cross-encoder
+// look at the same candidates. Not safe for concurrent use.
+type textCache struct {
+	db *index.DB
+	m  map[int64]index.ChunkText
+}
+
+// get returns the texts of ids (and of others read before), reading those
+// not read yet; a chunk that no longer exists is absent.
+func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.ChunkText, error) {
+	var missing []int64
+	for _, id := range ids {
+		if _, ok := c.m[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	got, err := c.db.ChunkTexts(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	if c.m == nil {
+		c.m = got
+	} else {
+		maps.Copy(c.m, got)
+	}
+	return c.m, nil
 }
 
 // settle checks q against the searcher's options and settles what the
 // arms run with.
 func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
-	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, limit: q.Limit}
+	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, limit: q.Limit, texts: &textCache{db: s.db}}
 	if r.mode == "" {
 		r.mode = s.opts.Mode
 	}
@@ -372,7 +404,7 @@ func (s *Searcher) runArms(ctx context.Context, r request) (ftsLists [][]index.F
 		// The vector arm weighs too little to change the first limit
 		// places whenever full text fills them: ask it only when it does
 		// not (a misspelled or foreign question).
-		ftsLists, ftsErr = s.ftsArm(ctx, r.phrasings, r.filter, r.pool)
+		ftsLists, ftsErr = s.ftsArm(ctx, r)
 		if r.vectors && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < r.limit) {
 			vecLists, vecErr = s.vectorArm(ctx, r.queryVecs, r.filter, r.pool)
 		}
@@ -381,7 +413,7 @@ func (s *Searcher) runArms(ctx context.Context, r request) (ftsLists [][]index.F
 		// in SQLite while the vector scan uses the others.
 		var wg sync.WaitGroup
 		if r.mode == FTS || r.mode == Hybrid {
-			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, r.phrasings, r.filter, r.pool) })
+			wg.Go(func() { ftsLists, ftsErr = s.ftsArm(ctx, r) })
 		}
 		if r.vectors && (r.mode == Vector || r.mode == Hybrid) {
 			wg.Go(func() { vecLists, vecErr = s.vectorArm(ctx, r.queryVecs, r.filter, r.pool) })
@@ -412,7 +444,7 @@ func (s *Searcher) rerankAll(ctx context.Context, r request, ftsLists [][]index.
 			}
 		}
 		var err error
-		if ftsLists[i], err = s.rerank(ctx, r.phrasings[i], qv, hits, scores); err != nil {
+		if ftsLists[i], err = s.rerank(ctx, r.texts, r.phrasings[i], qv, hits, scores); err != nil {
 			return err
 		}
 	}
@@ -665,6 +697,12 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]w
 			if _, dup := q.idf[t]; dup {
 				continue
 			}
+			if 2*df[t] > n {
+				// In most passages ("the", "of"): it tells none apart, and
+				// looking for it in every passage would cost more than the
+				// rest of the verdict.
+				continue
+			}
 			d := float64(df[t])
 			w := math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
 			q.idf[t] = w
@@ -738,9 +776,9 @@ func (s *Searcher) vectorCannotReorder(limit int) bool {
 }
 
 // ftsArm ranks each phrasing with BM25.
-func (s *Searcher) ftsArm(ctx context.Context, phrasings []string, filter index.BookFilter, pool int) ([][]index.FTSHit, error) {
+func (s *Searcher) ftsArm(ctx context.Context, r request) ([][]index.FTSHit, error) {
 	var lists [][]index.FTSHit
-	for _, p := range phrasings {
+	for _, p := range r.phrasings {
 		q, err := s.matchExpr(ctx, p)
 		if err != nil {
 			return nil, err
@@ -749,14 +787,14 @@ func (s *Searcher) ftsArm(ctx context.Context, phrasings []string, filter index.
 			lists = append(lists, nil) // one list per phrasing, in order
 			continue
 		}
-		hits, err := s.db.SearchFTS(ctx, q.match, filter, s.opts.Columns, pool)
+		hits, err := s.db.SearchFTS(ctx, q.match, r.filter, s.opts.Columns, r.pool)
 		switch {
 		case err == nil && len(hits) == 0 && q.all != "":
 			// The words left out were the only ones found (a tiny
 			// library, where every word is common).
-			hits, err = s.db.SearchFTS(ctx, q.all, filter, s.opts.Columns, pool)
+			hits, err = s.db.SearchFTS(ctx, q.all, r.filter, s.opts.Columns, r.pool)
 		case err == nil && len(q.common) > 0:
-			hits, err = s.scoreCommon(ctx, hits, q.common)
+			hits, err = s.scoreCommon(ctx, r.texts, hits, q.common)
 		}
 		if err != nil {
 			return nil, err
