@@ -3,6 +3,7 @@ package retrieve
 import (
 	"cmp"
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -55,7 +56,7 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 	if err != nil {
 		return nil, err
 	}
-	counts, err := s.termCounts(ctx, texts, idf)
+	counts, err := s.termCounts(ctx, ids, texts, idf)
 	if err != nil {
 		return nil, err
 	}
@@ -80,21 +81,20 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 
 // termCounts counts, in each chunk, the occurrences of the terms of idf,
 // each column's weighted as bm25() weighs it.
-func (s *Searcher) termCounts(ctx context.Context, texts map[int64]index.ChunkText, idf map[string]float64) (map[int64]map[string]float64, error) {
-	// A Porter stem begins like its word but for its last letter (see
-	// couldStem): only the words that begin so are looked at, and
-	// stemmed.
-	var prefixes []string
-	for t := range idf {
-		prefixes = append(prefixes, t[:max(len(t)-1, 1)])
-	}
+func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]index.ChunkText, idf map[string]float64) (map[int64]map[string]float64, error) {
+	// Only the words that may stem to a term are looked at, and stemmed.
+	prefixes := stemPrefixes(slices.Collect(maps.Keys(idf)))
 	type column struct {
 		words  []string
 		weight float64
 	}
-	cols := make(map[int64][]column, len(texts))
+	cols := make(map[int64][]column, len(ids))
 	need := make(map[string]bool)
-	for id, t := range texts {
+	for _, id := range ids {
+		t, ok := texts[id]
+		if !ok {
+			continue
+		}
 		for _, c := range []struct {
 			text   string
 			weight float64

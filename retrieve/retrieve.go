@@ -584,10 +584,15 @@ func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) er
 	if err != nil {
 		return err
 	}
+	var terms []string
+	for _, q := range asks {
+		terms = slices.AppendSeq(terms, maps.Keys(q.idf))
+	}
+	prefixes := stemPrefixes(terms)
 	best := make([]float64, len(asks))
 	for i := range hits {
 		h := &hits[i]
-		have, err := s.passageTerms(ctx, h.Heading+" "+h.Context+" "+h.Text, asks)
+		have, err := s.passageTerms(ctx, h.Heading+" "+h.Context+" "+h.Text, prefixes)
 		if err != nil {
 			return err
 		}
@@ -723,26 +728,16 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]w
 	return out, nil
 }
 
-// passageTerms returns which of the question's index terms a passage holds.
-// A Porter stem begins like its word but for its last letter ("happi" of
-// "happy"), so only the passage's words that begin so are stemmed: a
-// handful, where stemming every word would cost more than the search.
-func (s *Searcher) passageTerms(ctx context.Context, text string, asks []weightedQuestion) (map[string]bool, error) {
-	var maybe []string
-	for _, w := range distinctWords(text, 0) {
-		f := index.FoldTerm(w)
-		for _, q := range asks {
-			if q.couldStem(f) {
-				maybe = append(maybe, w)
-				break
-			}
-		}
-	}
+// passageTerms returns the index terms of a passage's words that begin
+// with one of prefixes (see stemPrefixes): the question's terms it holds,
+// found without stemming every word, which would cost more than the search.
+func (s *Searcher) passageTerms(ctx context.Context, text string, prefixes []string) (map[string]bool, error) {
 	have := make(map[string]bool)
-	if len(maybe) == 0 {
+	words := slices.Compact(slices.Sorted(slices.Values(wordsBeginning(index.FoldTerm(text), prefixes))))
+	if len(words) == 0 {
 		return have, nil
 	}
-	stems, err := s.db.Stems(ctx, maybe)
+	stems, err := s.db.Stems(ctx, words)
 	if err != nil {
 		return nil, err
 	}
@@ -752,15 +747,15 @@ func (s *Searcher) passageTerms(ctx context.Context, text string, asks []weighte
 	return have, nil
 }
 
-// couldStem reports whether the folded word f may have one of q's terms
-// as its stem.
-func (q weightedQuestion) couldStem(f string) bool {
-	for t := range q.idf {
-		if strings.HasPrefix(f, t[:max(len(t)-1, 1)]) {
-			return true
-		}
+// stemPrefixes returns what a word must begin with to have one of terms
+// as its Porter stem: the stem but for its last letter ("happi" of
+// "happy"), or its one letter.
+func stemPrefixes(terms []string) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		out = append(out, t[:max(len(t)-1, 1)])
 	}
-	return false
+	return slices.Compact(slices.Sorted(slices.Values(out)))
 }
 
 // vectorCannotReorder reports whether the vector arm's weight is too small
