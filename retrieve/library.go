@@ -187,8 +187,27 @@ func cutPoint(r []rune, from, limit int) int {
 	return limit
 }
 
-// HitView is a search hit as `grimoire query --json` prints it.
+// HitView is a search hit as `grimoire query --json` prints it: where the
+// passage is, then the passage and its scores.
 type HitView struct {
+	PlaceView
+	Text    string  `json:"text"`
+	Context string  `json:"context,omitempty"`
+	Score   float64 `json:"score"`
+	Scores  Scores  `json:"scores"`
+	// Coverage is the share (0–1) of the question's words, weighted by
+	// rarity, that the passage holds.
+	Coverage float64 `json:"coverage"`
+	// NoMatch is the search's verdict, the same on every hit: the library
+	// probably holds nothing that answers the question.
+	NoMatch bool `json:"no_match"`
+	// AlsoIn lists the other books and editions that hold the same
+	// passage; empty when only this one does.
+	AlsoIn []PlaceView `json:"also_in"`
+}
+
+// PlaceView is where a book holds a passage, and its citation there.
+type PlaceView struct {
 	Book         string `json:"book"`
 	Title        string `json:"title"`
 	Author       string `json:"author"`
@@ -202,42 +221,6 @@ type HitView struct {
 	PageEnd      *int   `json:"page_end"`
 	// PageLabelStart and PageLabelEnd are the printed page names where they
 	// differ from the numbers ("xiv" in a front matter).
-	PageLabelStart *string  `json:"page_label_start,omitempty"`
-	PageLabelEnd   *string  `json:"page_label_end,omitempty"`
-	Anchor         string   `json:"anchor,omitempty"`
-	Path           string   `json:"path"`
-	Paths          []string `json:"paths"`
-	Citation       string   `json:"citation"`
-	Text           string   `json:"text"`
-	Context        string   `json:"context,omitempty"`
-	Score          float64  `json:"score"`
-	Scores         Scores   `json:"scores"`
-	// Coverage is the share (0–1) of the question's words, weighted by
-	// rarity, that the passage holds.
-	Coverage float64 `json:"coverage"`
-	// NoMatch is the search's verdict, the same on every hit: the library
-	// probably holds nothing that answers the question.
-	NoMatch bool `json:"no_match"`
-	// AlsoIn lists the other books and editions that hold the same
-	// passage; empty when only this one does.
-	AlsoIn []PlaceView `json:"also_in"`
-}
-
-// PlaceView is where another book holds a hit's passage: its citation
-// there, without the text, which is the hit's.
-type PlaceView struct {
-	Book         string `json:"book"`
-	Title        string `json:"title"`
-	Author       string `json:"author"`
-	SourceType   string `json:"source_type"`
-	ChapterIndex int    `json:"chapter_index"`
-	SectionIndex int    `json:"section_index"`
-	ChunkIndex   int    `json:"chunk_index"`
-	Chapter      string `json:"chapter"`
-	Section      string `json:"section"`
-	PageStart    *int   `json:"page_start"`
-	PageEnd      *int   `json:"page_end"`
-	// PageLabelStart and PageLabelEnd are as in HitView.
 	PageLabelStart *string  `json:"page_label_start,omitempty"`
 	PageLabelEnd   *string  `json:"page_label_end,omitempty"`
 	Anchor         string   `json:"anchor,omitempty"`
@@ -264,12 +247,7 @@ func (h HitView) Elsewhere() []HitView {
 	out := make([]HitView, len(h.AlsoIn))
 	for i, p := range h.AlsoIn {
 		v := h
-		v.Book, v.Title, v.Author, v.SourceType = p.Book, p.Title, p.Author, p.SourceType
-		v.ChapterIndex, v.SectionIndex, v.ChunkIndex = p.ChapterIndex, p.SectionIndex, p.ChunkIndex
-		v.Chapter, v.Section, v.PageStart, v.PageEnd = p.Chapter, p.Section, p.PageStart, p.PageEnd
-		v.PageLabelStart, v.PageLabelEnd, v.Anchor = p.PageLabelStart, p.PageLabelEnd, p.Anchor
-		v.Path, v.Paths, v.Citation = p.Path, p.Paths, p.Citation
-		v.AlsoIn = []PlaceView{}
+		v.PlaceView, v.AlsoIn = p, []PlaceView{}
 		out[i] = v
 	}
 	return out
@@ -306,14 +284,9 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 		if h.Reranked {
 			rerank, probability = &h.RerankScore, &h.RerankProbability
 		}
-		p := placeView(h.Hit)
 		out[i] = HitView{
-			Book: p.Book, Title: p.Title, Author: p.Author, SourceType: p.SourceType,
-			ChapterIndex: p.ChapterIndex, SectionIndex: p.SectionIndex, ChunkIndex: p.ChunkIndex,
-			Chapter: p.Chapter, Section: p.Section, PageStart: p.PageStart, PageEnd: p.PageEnd,
-			PageLabelStart: p.PageLabelStart, PageLabelEnd: p.PageLabelEnd,
-			Anchor: p.Anchor, Path: p.Path, Paths: p.Paths, Citation: p.Citation,
-			Text: h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage, NoMatch: h.NoMatch,
+			PlaceView: placeView(h.Hit),
+			Text:      h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage, NoMatch: h.NoMatch,
 			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore,
 				Rerank: rerank, RerankProbability: probability},
 			AlsoIn: make([]PlaceView, len(h.AlsoIn)),

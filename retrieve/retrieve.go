@@ -684,18 +684,11 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]w
 	}
 	var out []weightedQuestion
 	for _, p := range phrasings {
-		stems, err := s.db.Stems(ctx, queryWords(p))
+		stems, df, err := s.wordDocs(ctx, queryWords(p))
 		if err != nil {
 			return nil, err
 		}
-		terms := make([]string, 0, len(stems))
-		for _, t := range stems {
-			terms = append(terms, t)
-		}
-		df, err := s.termDocs(ctx, terms)
-		if err != nil {
-			return nil, err
-		}
+		terms := slices.Collect(maps.Values(stems))
 		q := weightedQuestion{idf: make(map[string]float64, len(terms))}
 		var absent float64
 		for _, t := range terms {
@@ -922,17 +915,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (ftsQuery, error)
 	if err != nil {
 		return ftsQuery{}, err
 	}
-	// The index holds terms folded and stemmed: a word's documents are
-	// its term's.
-	stems, err := s.db.Stems(ctx, words)
-	if err != nil {
-		return ftsQuery{}, err
-	}
-	terms := make([]string, 0, len(words))
-	for _, w := range words {
-		terms = append(terms, stems[w])
-	}
-	df, err := s.termDocs(ctx, terms)
+	stems, df, err := s.wordDocs(ctx, words)
 	if err != nil {
 		return ftsQuery{}, err
 	}
@@ -963,6 +946,16 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (ftsQuery, error)
 		delete(q.common, stems[w]) // another form of a kept word
 	}
 	return q, nil
+}
+
+// wordDocs returns the index term of each word (the index holds terms
+// folded and stemmed) and how many chunks hold each term.
+func (s *Searcher) wordDocs(ctx context.Context, words []string) (stems map[string]string, df map[string]int, err error) {
+	if stems, err = s.db.Stems(ctx, words); err != nil {
+		return nil, nil, err
+	}
+	df, err = s.termDocs(ctx, slices.Collect(maps.Values(stems)))
+	return stems, df, err
 }
 
 // chunkCount caches the number of chunks until the index changes.
@@ -1053,15 +1046,7 @@ func (s *Searcher) namesUnknown(ctx context.Context, phrasing string) (bool, err
 	if len(ns) == 0 {
 		return false, nil
 	}
-	stems, err := s.db.Stems(ctx, ns)
-	if err != nil {
-		return false, err
-	}
-	terms := make([]string, 0, len(stems))
-	for _, t := range stems {
-		terms = append(terms, t)
-	}
-	df, err := s.termDocs(ctx, terms)
+	stems, df, err := s.wordDocs(ctx, ns)
 	if err != nil {
 		return false, err
 	}
