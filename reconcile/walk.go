@@ -93,7 +93,7 @@ func (s *scanner) walkRoots(ctx context.Context, roots []string) (*walkResult, e
 
 func rootProblem(err error) string {
 	if errors.Is(err, fs.ErrNotExist) {
-		return "library folder is missing (an unmounted drive?); nothing under it was pruned"
+		return "library folder is missing (an unmounted drive, or a misspelt path?); nothing under it was pruned"
 	}
 	return fmt.Sprintf("library folder cannot be read (%v); nothing under it was pruned", errors.Unwrap(err))
 }

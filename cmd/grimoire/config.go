@@ -285,6 +285,29 @@ func (c *Config) requireLibrary() error {
 		return (&index.Error{Code: index.Invalid, Msg: "no library folder configured"}).
 			WithHint("set library in " + c.file + ", or pass --library DIR")
 	}
+	return c.requireFolders()
+}
+
+// requireFolders refuses a library folder that does not exist while there
+// is no index yet: a misspelt --library would otherwise get an empty
+// library and an index made inside a new folder. Once an index exists, a
+// missing folder is an unmounted drive as often as a typo, and the
+// evidence rules hold its books rather than this refusing every command.
+func (c *Config) requireFolders() error {
+	if _, err := os.Stat(c.DBPath); err == nil {
+		return nil
+	}
+	for _, l := range c.Library {
+		fi, err := os.Stat(l)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return (&index.Error{Code: index.NotFound, Msg: "library folder " + l + " does not exist"}).
+				WithHint("check the spelling, or create the folder and put your books in it; nothing was created")
+		case err == nil && !fi.IsDir():
+			return (&index.Error{Code: index.Invalid, Msg: "library " + l + " is a file, not a folder"}).
+				WithHint("give the folder that holds your books; nothing was created")
+		}
+	}
 	return nil
 }
 

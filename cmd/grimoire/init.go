@@ -201,23 +201,31 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	libs := a.libraryFlag
+	if len(libs) == 0 {
+		libs = []string{abs}
+	}
+	roots := make([]string, len(libs))
+	for i, l := range libs {
+		if roots[i], err = absPath(".", l); err != nil {
+			return err
+		}
+	}
+	// The library must be there already: a misspelt DIR would otherwise
+	// become an empty library. A folder for the config file alone may be
+	// made.
+	if err := (&Config{Library: roots, DBPath: filepath.Join(abs, "grimoire.db")}).requireFolders(); err != nil {
 		return err
+	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
 	}
 	path := filepath.Join(abs, "grimoire.toml")
 	if _, err := os.Stat(path); err == nil && !force {
 		return (&index.Error{Code: index.Conflict, Msg: path + " already exists"}).WithHint("pass --force to overwrite it")
 	}
 	v := defaultInitValues()
-	libs := a.libraryFlag
-	if len(libs) == 0 {
-		libs = []string{abs}
-	}
-	for _, l := range libs {
-		p, err := absPath(".", l)
-		if err != nil {
-			return err
-		}
+	for _, p := range roots {
 		if rel, err := filepath.Rel(abs, p); err == nil && !strings.HasPrefix(rel, "..") {
 			p = rel // inside the config's folder: keep it movable
 		}

@@ -20,6 +20,10 @@ func (a *app) mcpConfigCmd() *cobra.Command {
 and this configuration (--config, or the library folder).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A server started on a misspelt library would fail on every start.
+			if err := a.cfg.requireFolders(); err != nil {
+				return err
+			}
 			exe, err := os.Executable()
 			if err != nil {
 				return err

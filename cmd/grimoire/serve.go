@@ -70,6 +70,10 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	} else if f.noAuth || len(f.allowOrigins) > 0 {
 		return usageError{errors.New("--no-auth and --allow-origin go with --http")}
 	}
+	// Checked before waitForIndex, which would make an index.
+	if err := a.cfg.requireFolders(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup

@@ -34,6 +34,9 @@ func (a *app) statusCmd() *cobra.Command {
 }
 
 func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
+	if err := a.cfg.requireFolders(); err != nil {
+		return retrieve.StatusView{}, err
+	}
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if index.CodeOf(err) == index.NotFound {
 		// No index yet is a state, not an error.

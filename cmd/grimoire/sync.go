@@ -36,6 +36,11 @@ once (more than 10), its books are kept and status says why. --prune
 applies those removals.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// A library that does not exist is the first thing to say,
+			// before anything about PATH within it.
+			if err := a.cfg.requireFolders(); err != nil {
+				return err
+			}
 			var scope []string
 			if len(args) == 1 {
 				var err error

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMissingLibraryIsRefused: a library folder that does not exist, with
+// no index yet, is a typo to report, not an empty library to create.
+func TestMissingLibraryIsRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"sync", []string{"--library", "Bookz", "sync"}},
+		{"sync PATH", []string{"--library", "Bookz", "sync", "Bookz/a.md"}},
+		{"watch", []string{"--library", "Bookz", "watch"}},
+		{"serve", []string{"--library", "Bookz", "serve"}},
+		{"serve --watch", []string{"--library", "Bookz", "serve", "--watch"}},
+		{"status", []string{"--library", "Bookz", "status"}},
+		{"query", []string{"--library", "Bookz", "query", "owls"}},
+		{"list", []string{"--library", "Bookz", "list"}},
+		{"outline", []string{"--library", "Bookz", "outline", "owls"}},
+		{"section", []string{"--library", "Bookz", "section", "owls", "1", "0"}},
+		{"delete", []string{"--library", "Bookz", "delete", "owls", "--yes"}},
+		{"exclusions", []string{"--library", "Bookz", "exclusions"}},
+		{"reindex", []string{"--library", "Bookz", "reindex", "--fts"}},
+		{"rebuild", []string{"--library", "Bookz", "rebuild"}},
+		{"mcp-config", []string{"--library", "Bookz", "mcp-config"}},
+		{"init", []string{"init", "Bookz"}},
+		{"config file", []string{"--config", "grimoire.toml", "sync"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Bookz\"]\n")
+			r := grimoire(t, dir, tc.args...)
+			if r.code != exitNotFound || !strings.Contains(r.stderr, filepath.Join(dir, "Bookz")+" does not exist") ||
+				!strings.Contains(r.stderr, "check the spelling") {
+				t.Errorf("exit %d, stderr %q; want %d, the path and a hint", r.code, r.stderr, exitNotFound)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 {
+				t.Errorf("%d entries in the folder, want only grimoire.toml: %v", len(entries), entries)
+			}
+		})
+	}
+}
+
+// TestLibraryThatIsAFile: a file given as the library is a usage error.
+func TestLibraryThatIsAFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "book.md"), "# A\n\nalpha\n")
+	r := grimoire(t, dir, "--library", "book.md", "sync")
+	if r.code != exitInvalid || !strings.Contains(r.stderr, "not a folder") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d entries in the folder, want only book.md: %v", len(entries), entries)
+	}
+}
