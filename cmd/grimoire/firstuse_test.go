@@ -64,3 +64,39 @@ func TestLibraryThatIsAFile(t *testing.T) {
 		t.Errorf("%d entries in the folder, want only book.md: %v", len(entries), entries)
 	}
 }
+
+// TestUsageErrorsExit2: every mistake in how a command is called exits 2
+// and says, on stderr, how the command is called.
+func TestUsageErrorsExit2(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		hint string // on stderr
+	}{
+		{"query without text", []string{"query"}, "usage: grimoire query TEXT"},
+		{"section with two arguments", []string{"section", "SLUG", "3"}, "usage: grimoire section SLUG CHAPTER SECTION"},
+		{"status with an argument", []string{"status", "extra"}, "usage: grimoire status"},
+		{"sync with two paths", []string{"sync", "a", "b"}, "usage: grimoire sync [PATH]"},
+		{"eval compare with one run", []string{"eval", "compare", "a.jsonl"}, "usage: grimoire eval compare A B"},
+		{"unknown command", []string{"serch", "owls"}, "grimoire --help"},
+		{"unknown flag", []string{"sync", "--bogus"}, "usage: grimoire sync [PATH]"},
+		{"unknown global flag", []string{"--bogus"}, "usage: grimoire COMMAND"},
+		{"bad flag value", []string{"query", "owls", "--limit", "many"}, "usage: grimoire query TEXT"},
+		{"numbers that are not", []string{"section", "owls", "one", "two"}, "CHAPTER and SECTION are numbers"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			r := grimoire(t, dir, tc.args...)
+			if r.code != exitInvalid || !strings.Contains(r.stderr, tc.hint) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", r.code, r.stderr, exitInvalid, tc.hint)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout %q, want nothing", r.stdout)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("a usage error left %v", entries)
+			}
+		})
+	}
+}

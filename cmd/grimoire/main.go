@@ -65,7 +65,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && cmd == root && !typed(err) {
+		// The root only runs to show its help, so an error from it is
+		// cobra's own: an unknown command.
+		err = usageError{fmt.Errorf("%w\nsee `grimoire --help` for the commands", err)}
+	}
 	if a.parsers != nil {
 		// Closing only frees what the parsers hold (PDFium's memory);
 		// the process is about to exit, which frees it too.
@@ -102,6 +107,40 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // usageError marks errors in how a command was called.
 type usageError struct{ error }
 
+// typed reports whether err already says how to exit: a usage error or an
+// index.Error.
+func typed(err error) bool {
+	var ue usageError
+	var ie *index.Error
+	return errors.As(err, &ue) || errors.As(err, &ie)
+}
+
+// usageHint makes err a usage error that shows how cmd is called.
+func usageHint(cmd *cobra.Command, err error) error {
+	line := cmd.UseLine()
+	if !cmd.Runnable() {
+		line = cmd.CommandPath() + " COMMAND [flags]"
+	}
+	return usageError{fmt.Errorf("%w\nusage: %s (see `%s --help`)", err, line, cmd.CommandPath())}
+}
+
+// usageArgs makes the argument checks of cmd and every command below it
+// return usage errors, which exit 2 like a bad flag; cobra's own are plain
+// errors.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(c *cobra.Command, args []string) error {
+			if err := check(c, args); err != nil {
+				return usageHint(c, err)
+			}
+			return nil
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
+}
+
 func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "grimoire",
@@ -116,9 +155,7 @@ exact citations. Nothing leaves your machine.`,
 			return a.setup(cmd)
 		},
 	}
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see `%s --help`)", err, cmd.CommandPath())}
-	})
+	root.SetFlagErrorFunc(usageHint)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.configFlag, "config", "", "config file (default: $GRIMOIRE_CONFIG, else ./grimoire.toml if present)")
 	pf.StringSliceVar(&a.libraryFlag, "library", nil, "library folder (repeatable); overrides the config file")
@@ -127,6 +164,7 @@ exact citations. Nothing leaves your machine.`,
 		a.syncCmd(), a.statusCmd(), a.listCmd(), a.queryCmd(), a.outlineCmd(), a.sectionCmd(),
 		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.rebuildCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(), a.initCmd(),
 	)
+	usageArgs(root)
 	return root
 }
 
