@@ -155,7 +155,7 @@ where it stopped.`,
 					return err
 				}
 				s := emb.Info().Stamp()
-				fmt.Fprintf(a.stdout, "the index now uses %s/%s (%d dimensions): %d chunks re-embedded in %.1fs\n", s.Provider, s.Model, s.Dim, n, time.Since(start).Seconds())
+				fmt.Fprintf(a.stdout, "the index now uses %s/%s (%d dimensions): %s re-embedded in %.1fs\n", s.Provider, s.Model, s.Dim, plural(n, "chunk"), time.Since(start).Seconds())
 			}
 			return nil
 		},

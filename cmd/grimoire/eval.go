@@ -354,7 +354,7 @@ func (a *app) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(a.stderr, "grimoire: indexed %d books in %.1fs (%d failed)\n", run.Ingested, time.Since(start).Seconds(), run.Failed)
+	fmt.Fprintf(a.stderr, "grimoire: indexed %s in %.1fs (%d failed)\n", plural(run.Ingested, "book"), time.Since(start).Seconds(), run.Failed)
 	lb, closeLib, err := a.openLibrary(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -135,7 +135,7 @@ func TestEvalBooksMistakes(t *testing.T) {
 {"id": "x2", "question": "Where does the Dormouse's story happen?", "book": "tea.md", "chapter": "The Mad Tea-Party › The Dormouse's Story", "evidence": ["at the bottom of a treacle well, and they drew water"], "kind": "keyword", "also_in": []}
 `)
 	r := grimoire(t, dir, "eval", "--books", other, "--library", lib, "--workdir", work, "--modes", "fts")
-	if r.code != 0 || !strings.Contains(r.stderr, "x1 (ch09.md)") || !strings.Contains(r.stderr, "no passage holding an evidence quote") || !strings.Contains(r.stderr, ": x2") {
+	if r.code != 0 || !strings.Contains(r.stderr, "x1 (ch09.md)") || !strings.Contains(r.stderr, "1 question without a passage holding an evidence quote") || !strings.Contains(r.stderr, ": x2") {
 		t.Errorf("questions the library cannot answer: exit %d\n%s", r.code, r.stderr)
 	}
 

@@ -157,12 +157,12 @@ func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []ev
 		}
 	}
 	if len(noBook) > 0 {
-		fmt.Fprintf(a.stderr, "grimoire: warning: %d questions name a file the library does not hold: %s; is the library the one the questions were written for?\n",
-			len(noBook), strings.Join(noBook, ", "))
+		fmt.Fprintf(a.stderr, "grimoire: warning: %s naming a file the library does not hold: %s; is the library the one the questions were written for?\n",
+			plural(len(noBook), "question"), strings.Join(noBook, ", "))
 	}
 	if len(noPassage) > 0 {
-		fmt.Fprintf(a.stderr, "grimoire: warning: %d questions have no passage holding an evidence quote (a chunk boundary or the text extraction cuts them up), so no search can answer them: %s\n",
-			len(noPassage), strings.Join(noPassage, ", "))
+		fmt.Fprintf(a.stderr, "grimoire: warning: %s without a passage holding an evidence quote (a chunk boundary or the text extraction cuts the quote up), which no search can answer: %s\n",
+			plural(len(noPassage), "question"), strings.Join(noPassage, ", "))
 	}
 	return nil
 }

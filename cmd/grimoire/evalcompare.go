@@ -50,7 +50,7 @@ runs of one mode with B's of another instead (A and B may be the same file:
 				return &index.Error{Code: index.Invalid, Msg: "compare " + args[0] + " and " + args[1], Err: err}
 			}
 			if un.OnlyA > 0 || un.OnlyB > 0 {
-				fmt.Fprintf(a.stderr, "grimoire: warning: %d queries only in A and %d only in B are left out\n", un.OnlyA, un.OnlyB)
+				fmt.Fprintf(a.stderr, "grimoire: warning: %s only in A and %d only in B are left out\n", plural(un.OnlyA, "query"), un.OnlyB)
 			}
 			if len(cmp) == 0 {
 				return index.Errorf(index.Invalid, "no query of %s pairs with one of %s", args[0], args[1])

@@ -100,3 +100,41 @@ func TestUsageErrorsExit2(t *testing.T) {
 		})
 	}
 }
+
+// TestCountsReadRight: one of a thing is printed in the singular, and the
+// sync summary does not make a new book look like a part of what was
+// hashed.
+func TestCountsReadRight(t *testing.T) {
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "owls.md"), "# Owls\n\nOwls hunt at night.\n")
+	steps := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"first sync", []string{"sync"}, []string{
+			"scanned 1 file, hashed 1; 1 new book; 0 files changed, 0 moved, 0 copied, 0 removed\n",
+			"ingested 1 book, pruned 0, 0 failed",
+		}},
+		{"status", []string{"status"}, []string{"books     1 ready, 0 pending, 0 ingesting, 0 failed (1 file)\n"}},
+		{"delete", []string{"delete", "owls", "--yes"}, nil},
+		{"lift", []string{"exclusions", "lift", "owls"}, nil},
+		// The file is known by its size and time: its book is made again
+		// without hashing it.
+		{"sync after lift", []string{"sync"}, []string{"scanned 1 file, hashed 0; 1 new book; 0 files changed"}},
+		{"status after", []string{"status"}, []string{"(1 file)"}},
+	}
+	for _, s := range steps {
+		out := ok(t, lib, s.args...)
+		for _, w := range s.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: output lacks %q:\n%s", s.name, w, out)
+			}
+		}
+		for _, bad := range []string{" 1 books", " 1 files", " 1 chapters"} {
+			if strings.Contains(out, bad) {
+				t.Errorf("%s: %q in:\n%s", s.name, bad, out)
+			}
+		}
+	}
+}

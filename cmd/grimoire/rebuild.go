@@ -99,17 +99,17 @@ func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
 
 func (a *app) printRebuild(v rebuildView) {
 	w := a.stdout
-	fmt.Fprintf(w, "rebuilt %s from the library: %d books, %d chunks (%.1fs)\n", v.Index, v.Books, v.Chunks, float64(v.DurationMS)/1000)
+	fmt.Fprintf(w, "rebuilt %s from the library: %s, %s (%.1fs)\n", v.Index, plural(v.Books, "book"), plural(v.Chunks, "chunk"), float64(v.DurationMS)/1000)
 	state := "was sound"
 	if v.Damaged {
 		state = "was damaged"
 	}
 	fmt.Fprintf(w, "the old index %s; it is kept as %s\n", state, v.Aside)
-	fmt.Fprintf(w, "kept from it: the context of %d chunks and the vector of %d, %d section summaries, %d exclusions\n",
-		v.ContextsReused, v.VectorsReused, v.SummariesReused, v.Exclusions)
-	fmt.Fprintf(w, "asked of the models: %d vectors", v.Chunks-v.VectorsReused)
+	fmt.Fprintf(w, "kept from it: the context of %s and the vector of %d, %s, %s\n",
+		plural(v.ContextsReused, "chunk"), v.VectorsReused, plural(v.SummariesReused, "section summary"), plural(v.Exclusions, "exclusion"))
+	fmt.Fprintf(w, "asked of the models: %s", plural(v.Chunks-v.VectorsReused, "vector"))
 	if a.cfg.Context.Provider != llm.ProviderNone {
-		fmt.Fprintf(w, ", %d contexts", v.Chunks-v.ContextsReused)
+		fmt.Fprintf(w, ", %s", plural(v.Chunks-v.ContextsReused, "context"))
 	}
 	fmt.Fprintln(w)
 	if v.VectorsOf != "" {

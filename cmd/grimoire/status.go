@@ -67,11 +67,11 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		}
 		fmt.Fprintf(w, "%-9s %s\n", label, field(l))
 	}
-	fmt.Fprintf(w, "books     %d ready, %d pending, %d ingesting, %d failed (%d files)\n", v.Ready, v.Pending, v.Parsed, v.Failed, v.Files)
+	fmt.Fprintf(w, "books     %d ready, %d pending, %d ingesting, %d failed (%s)\n", v.Ready, v.Pending, v.Parsed, v.Failed, plural(v.Files, "file"))
 	fmt.Fprintf(w, "chunks    %d (%d embedded)\n", v.Chunks, v.Embedded)
 	fmt.Fprintf(w, "model     %s\n", v.EmbeddingModel)
 	if v.ContextModel != "" {
-		fmt.Fprintf(w, "contexts  %d of %d chunks, by %s\n", v.Contextualized, v.Chunks, v.ContextModel)
+		fmt.Fprintf(w, "contexts  %d of %s, by %s\n", v.Contextualized, plural(v.Chunks, "chunk"), v.ContextModel)
 	}
 	if v.Reembedding != "" {
 		fmt.Fprintf(w, "switching to %s: run `grimoire reindex --embeddings` to finish\n", v.Reembedding)
@@ -90,7 +90,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		if !ws.LastFullScan.IsZero() {
 			scan = ws.LastFullScan.Local().Format(time.DateTime)
 		}
-		fmt.Fprintf(w, "watching  %d folders; last full scan %s; %d changes queued", ws.Watched, scan, ws.Queue)
+		fmt.Fprintf(w, "watching  %s; last full scan %s; %s queued", plural(ws.Watched, "folder"), scan, plural(ws.Queue, "change"))
 		if ws.Ingesting != "" {
 			fmt.Fprintf(w, "; ingesting %q", ws.Ingesting)
 		}
@@ -109,10 +109,10 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		fmt.Fprintf(w, "last sync never: run `grimoire sync`\n")
 	}
 	if v.Exclusions > 0 {
-		fmt.Fprintf(w, "excluded  %d deleted books (`grimoire exclusions` lists them)\n", v.Exclusions)
+		fmt.Fprintf(w, "excluded  %s (`grimoire exclusions` lists them)\n", plural(v.Exclusions, "deleted book"))
 	}
 	for _, h := range v.Held {
-		fmt.Fprintf(w, "held      the removal of %d files under %s, since %s: %s\n", h.Files, field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)
+		fmt.Fprintf(w, "held      the removal of %s under %s, since %s: %s\n", plural(h.Files, "file"), field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)
 	}
 	if len(v.Held) > 0 {
 		fmt.Fprint(w, "          their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")

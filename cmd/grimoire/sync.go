@@ -166,20 +166,23 @@ func syncJSON(r *index.Run) any {
 
 func (a *app) printSyncSummary(r *index.Run) {
 	c := r.Counters
-	fmt.Fprintf(a.stdout, "scanned %d files, hashed %d: %d new, %d changed, %d moved, %d copied, %d removed",
-		c.Scanned, c.Hashed, c.New, c.Changed, c.Moved, c.Copied, c.Removed)
+	// Hashed is a part of Scanned (the rest were known by their size and
+	// time), and New counts books, which content already hashed can make
+	// too: so each count stands apart, with its own noun.
+	fmt.Fprintf(a.stdout, "scanned %s, hashed %d; %s; %s changed, %d moved, %d copied, %d removed",
+		plural(c.Scanned, "file"), c.Hashed, plural(c.New, "new book"), plural(c.Changed, "file"), c.Moved, c.Copied, c.Removed)
 	if c.Skipped > 0 {
 		fmt.Fprintf(a.stdout, ", %d skipped", c.Skipped)
 	}
 	if c.Excluded > 0 {
 		fmt.Fprintf(a.stdout, ", %d excluded", c.Excluded)
 	}
-	fmt.Fprintf(a.stdout, "\ningested %d books, pruned %d, %d failed (%.1fs)\n", c.Ingested, c.Pruned, c.Failed, r.Finished.Sub(r.Started).Seconds())
+	fmt.Fprintf(a.stdout, "\ningested %s, pruned %d, %d failed (%.1fs)\n", plural(c.Ingested, "book"), c.Pruned, c.Failed, r.Finished.Sub(r.Started).Seconds())
 	for _, f := range r.Failures {
 		fmt.Fprintf(a.stdout, "  %s: %s\n", field(f.Path), field(f.Error))
 	}
 	for _, h := range r.Holds {
-		fmt.Fprintf(a.stdout, "held the removal of %d files under %s: %s\n", h.Files, field(h.Root), h.Reason)
+		fmt.Fprintf(a.stdout, "held the removal of %s under %s: %s\n", plural(h.Files, "file"), field(h.Root), h.Reason)
 	}
 	if len(r.Holds) > 0 {
 		fmt.Fprintln(a.stdout, "  their books stay searchable; once the files are really gone, `grimoire sync --prune` removes them")

@@ -31,7 +31,7 @@ rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "grimoire: watching %d folder(s), index %s; Ctrl-C to stop\n", len(a.cfg.Library), a.cfg.DBPath)
+			fmt.Fprintf(a.stderr, "grimoire: watching %s, index %s; Ctrl-C to stop\n", plural(len(a.cfg.Library), "folder"), a.cfg.DBPath)
 			return syncer.Watch(ctx, w, opts)
 		},
 	}

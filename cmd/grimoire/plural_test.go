@@ -1,0 +1,29 @@
+package main
+
+import "testing"
+
+func TestPlural(t *testing.T) {
+	cases := []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{0, "book", "0 books"},
+		{1, "book", "1 book"},
+		{2, "book", "2 books"},
+		{1, "file", "1 file"},
+		{-1, "file", "-1 files"},
+		{1, "query", "1 query"},
+		{3, "query", "3 queries"},
+		{2, "section summary", "2 section summaries"},
+		{2, "day", "2 days"},
+		{2, "deleted book", "2 deleted books"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.want, func(t *testing.T) {
+			if got := plural(tc.n, tc.noun); got != tc.want {
+				t.Errorf("plural(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+			}
+		})
+	}
+}
