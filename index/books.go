@@ -280,8 +280,8 @@ func (w *Writer) DeleteBook(ctx context.Context, slug string) (Book, error) {
 			path = b.Paths[0]
 		}
 		if _, err := t.tx.ExecContext(ctx, `
-INSERT INTO exclusion(hash, title, path, excluded_at) VALUES (?, ?, ?, ?)
-ON CONFLICT(hash) DO NOTHING`, b.Hash, b.Title, path, t.now); err != nil {
+INSERT INTO exclusion(hash, slug, title, path, excluded_at) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT(hash) DO NOTHING`, b.Hash, b.Slug, b.Title, path, t.now); err != nil {
 			return fmt.Errorf("exclude %s: %w", slug, err)
 		}
 		if _, err := t.tx.ExecContext(ctx, `DELETE FROM book WHERE id = ?`, b.ID); err != nil {
@@ -294,7 +294,10 @@ ON CONFLICT(hash) DO NOTHING`, b.Hash, b.Title, path, t.now); err != nil {
 
 // Exclusion is a content the user deleted; syncs skip files that hold it.
 type Exclusion struct {
-	Hash       Hash      `json:"hash"`
+	Hash Hash `json:"hash"`
+	// Slug is the name the book had when it was deleted; empty for
+	// exclusions recorded before slugs were kept.
+	Slug       string    `json:"slug"`
 	Title      string    `json:"title"`
 	Path       string    `json:"path"`
 	ExcludedAt time.Time `json:"excluded_at"`
@@ -302,7 +305,7 @@ type Exclusion struct {
 
 // Exclusions lists the excluded contents, newest first.
 func (d *DB) Exclusions(ctx context.Context) ([]Exclusion, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT hash, title, path, excluded_at FROM exclusion ORDER BY excluded_at DESC`)
+	rows, err := d.db.QueryContext(ctx, `SELECT hash, slug, title, path, excluded_at FROM exclusion ORDER BY excluded_at DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list exclusions: %w", err)
 	}
@@ -311,7 +314,7 @@ func (d *DB) Exclusions(ctx context.Context) ([]Exclusion, error) {
 	for rows.Next() {
 		var e Exclusion
 		var at int64
-		if err := rows.Scan(&e.Hash, &e.Title, &e.Path, &at); err != nil {
+		if err := rows.Scan(&e.Hash, &e.Slug, &e.Title, &e.Path, &at); err != nil {
 			return nil, err
 		}
 		e.ExcludedAt = time.Unix(0, at).UTC()
@@ -320,9 +323,10 @@ func (d *DB) Exclusions(ctx context.Context) ([]Exclusion, error) {
 	return out, rows.Err()
 }
 
-// LiftExclusion removes the exclusion whose hash, hash prefix (at least 6
-// hex digits), path or title matches key. The next sync ingests the content
-// again if a file still holds it.
+// LiftExclusion removes the exclusion whose slug, hash, hash prefix (at
+// least 6 hex digits), path or title matches key: the slug `delete` took
+// lifts what it excluded. The next sync ingests the content again if a
+// file still holds it.
 func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, error) {
 	ex, err := w.Exclusions(ctx)
 	if err != nil {
@@ -332,7 +336,7 @@ func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, erro
 	hexKey := strings.TrimPrefix(strings.ToLower(key), hashPrefix)
 	for _, e := range ex {
 		hs := strings.TrimPrefix(e.Hash.String(), hashPrefix)
-		if (len(hexKey) >= 6 && strings.HasPrefix(hs, hexKey)) || e.Path == key || strings.EqualFold(e.Title, key) {
+		if (len(hexKey) >= 6 && strings.HasPrefix(hs, hexKey)) || e.Path == key || strings.EqualFold(e.Title, key) || e.hasSlug(key) {
 			found = append(found, e)
 		}
 	}
@@ -350,6 +354,16 @@ func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, erro
 		return err
 	})
 	return found[0], err
+}
+
+// hasSlug reports whether key names the book e excluded. An exclusion
+// recorded before slugs were kept is named by its title's slug, which is
+// the book's slug unless another book had taken it.
+func (e Exclusion) hasSlug(key string) bool {
+	if e.Slug != "" {
+		return e.Slug == key
+	}
+	return e.Title != "" && Slugify(e.Title) == key
 }
 
 // Stamp identifies the embedding model whose vectors the index holds.

@@ -43,6 +43,20 @@ func ParseHash(s string) (Hash, error) {
 	return h, nil
 }
 
+// MarshalText gives a Hash its text form in JSON and every other text
+// encoding, so that every output names a book's content the same way.
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText parses the form MarshalText writes.
+func (h *Hash) UnmarshalText(text []byte) error {
+	p, err := ParseHash(string(text))
+	if err != nil {
+		return err
+	}
+	*h = p
+	return nil
+}
+
 // Value stores a Hash as its text form.
 func (h Hash) Value() (driver.Value, error) { return h.String(), nil }
 

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -245,6 +246,75 @@ func TestEditTwiceBeforeIngestKeepsLastReadyVersion(t *testing.T) {
 	ingestFake(t, w, h3, "A", "v3")
 	if n := count(t, w, `SELECT count(*) FROM book`); n != 1 {
 		t.Fatalf("%d books after v3 is ready, want 1", n)
+	}
+}
+
+// TestHashJSON checks that JSON carries a hash in its text form, the form
+// `list --json` and `exclusions --json` both print, and reads it back.
+func TestHashJSON(t *testing.T) {
+	h := SumBytes([]byte("hello"))
+	b, err := json.Marshal(Exclusion{Hash: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"hash":"` + h.String() + `"`; !strings.Contains(string(b), want) {
+		t.Fatalf("JSON %s, want %s in it", b, want)
+	}
+	var e Exclusion
+	if err := json.Unmarshal(b, &e); err != nil || e.Hash != h {
+		t.Fatalf("read back %v, %v", e.Hash, err)
+	}
+	if err := json.Unmarshal([]byte(`{"hash":"sha1-00"}`), &e); err == nil {
+		t.Error("a hash of another algorithm was read")
+	}
+}
+
+// TestLiftExclusionKeys lifts one exclusion by each name a user may give it.
+func TestLiftExclusionKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		key  func(e Exclusion) string
+		// legacy clears the stored slug, as in exclusions recorded before
+		// slugs were kept.
+		legacy bool
+	}{
+		{"slug", func(e Exclusion) string { return e.Slug }, false},
+		{"title's slug of an old exclusion", func(e Exclusion) string { return "the-owl-book" }, true},
+		{"full hash", func(e Exclusion) string { return e.Hash.String() }, false},
+		{"hash prefix", func(e Exclusion) string { return e.Hash.String()[7:15] }, false},
+		{"title", func(e Exclusion) string { return "the owl BOOK" }, false},
+		{"path", func(e Exclusion) string { return e.Path }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			w := mustOpenWriter(t)
+			h, _ := put(t, w, "/lib/owls.txt", "owls", Hash{})
+			b := ingestFake(t, w, h, "The Owl Book", "owls")
+			if _, err := w.DeleteBook(ctx, b.Slug); err != nil {
+				t.Fatal(err)
+			}
+			if tc.legacy {
+				if _, err := w.db.ExecContext(ctx, `UPDATE exclusion SET slug = ''`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ex, err := w.Exclusions(ctx)
+			if err != nil || len(ex) != 1 {
+				t.Fatalf("exclusions = %+v, %v", ex, err)
+			}
+			if !tc.legacy && ex[0].Slug != b.Slug {
+				t.Errorf("stored slug %q, the book's was %q", ex[0].Slug, b.Slug)
+			}
+			if _, err := w.LiftExclusion(ctx, "no-such-book"); !errors.Is(err, ErrNotFound) {
+				t.Errorf("an unknown name: %v", err)
+			}
+			if _, err := w.LiftExclusion(ctx, tc.key(ex[0])); err != nil {
+				t.Fatalf("lift %q: %v", tc.key(ex[0]), err)
+			}
+			if ex, _ := w.Exclusions(ctx); len(ex) != 0 {
+				t.Errorf("still excluded: %+v", ex)
+			}
+		})
 	}
 }
 

@@ -207,6 +207,10 @@ UPDATE file SET source_type = CASE
 	WHEN path LIKE '%.txt' OR path LIKE '%.text' THEN 'text'
 	ELSE '' END;
 `,
+	// 9: the slug a deleted book had, so that the name `delete` took also
+	// lifts its exclusion. Rows written before keep '' and are matched by
+	// their title's slug instead.
+	`ALTER TABLE exclusion ADD COLUMN slug TEXT NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

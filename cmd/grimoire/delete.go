@@ -82,16 +82,20 @@ func (a *app) exclusionsCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "HASH\tTITLE\tPATH\tDELETED")
+			fmt.Fprintln(tw, "SLUG\tHASH\tTITLE\tPATH\tDELETED")
 			for _, e := range ex {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.Hash.Short(), field(clip(e.Title, 40)), field(e.Path), e.ExcludedAt.Local().Format(time.DateTime))
+				slug := e.Slug
+				if slug == "" {
+					slug = "-" // deleted before slugs were kept
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", field(slug), e.Hash.Short(), field(clip(e.Title, 40)), field(e.Path), e.ExcludedAt.Local().Format(time.DateTime))
 			}
 			return tw.Flush()
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	lift := &cobra.Command{
-		Use:   "lift HASH|TITLE|PATH",
+		Use:   "lift SLUG|HASH|TITLE|PATH",
 		Short: "Let a deleted book back in at the next sync",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

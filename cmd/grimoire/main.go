@@ -19,7 +19,8 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/embed"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
+// version is set at build time with -ldflags "-X main.version=…"; left
+// at "dev", --version tells the build from Go's record of it.
 var version = "dev"
 
 func main() {
@@ -148,7 +149,7 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `grimoire keeps a folder of books (PDF, EPUB, Markdown, plain text) in sync with one
 local SQLite index and answers hybrid (full-text and vector) searches with
 exact citations. Nothing leaves your machine.`,
-		Version:       version,
+		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {

@@ -31,9 +31,8 @@ and this configuration (--config, or the library folder).`,
 			if resolved, err := filepath.EvalSymlinks(exe); err == nil {
 				exe = resolved
 			}
-			if strings.Contains(exe, string(filepath.Separator)+"go-build") {
-				fmt.Fprintln(a.stderr, "grimoire: this is a temporary `go run` binary; `go install ./cmd/grimoire` (or `go build`) first, and run mcp-config from the installed one")
-			}
+			tempDirs, goCache := goRunDirs()
+			goRun := goRunBinary(exe, tempDirs, goCache)
 			serveArgs := []string{"serve"}
 			if watch {
 				serveArgs = append(serveArgs, "--watch")
@@ -46,6 +45,9 @@ and this configuration (--config, or the library folder).`,
 					args2 = append(args2, "--library", l)
 				}
 				args2 = append(args2, serveArgs...)
+			}
+			if goRun {
+				a.warnGoRun(exe, args2[:len(args2)-len(serveArgs)])
 			}
 			block := map[string]any{"mcpServers": map[string]any{"grimoire": map[string]any{"command": exe, "args": args2}}}
 			b, _ := json.MarshalIndent(block, "", "  ")
@@ -60,6 +62,24 @@ and this configuration (--config, or the library folder).`,
 	}
 	cmd.Flags().BoolVar(&watch, "watch", true, "let the server keep the index in sync (serve --watch)")
 	return cmd
+}
+
+// warnGoRun says that exe is a binary `go run` built, which Claude would
+// lose, and gives the commands that install grimoire and print its
+// configuration again; libArgs are the configuration's flags.
+func (a *app) warnGoRun(exe string, libArgs []string) {
+	quoted := make([]string, len(libArgs))
+	for i, s := range libArgs {
+		quoted[i] = shellQuote(s)
+	}
+	fmt.Fprintf(a.stderr, `grimoire: warning: this binary is a temporary one that `+"`go run`"+` built (%s);
+the path below stops working once Go cleans its build files. Install grimoire
+and print the configuration from the installed binary instead, from the
+repository's folder:
+
+  go install ./cmd/grimoire && "$(go env GOPATH)/bin/grimoire" %s mcp-config
+
+`, exe, strings.Join(quoted, " "))
 }
 
 func shellQuote(s string) string {
