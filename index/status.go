@@ -88,6 +88,33 @@ ORDER BY 1`)
 	return s, nil
 }
 
+// Progress is how far indexing has got: the books still on their way to
+// searches, and the books searches read.
+type Progress struct {
+	Indexing int // books pending or parsed, not yet searched
+	// Ready is counted only while Indexing > 0, and is 0 otherwise: once
+	// indexing is done nobody asks, and not counting keeps the check an
+	// index seek.
+	Ready int
+}
+
+// Progress says how far indexing has got, cheaply enough to run before
+// every search: with nothing left to index it is one seek in the status
+// index, else two counts over it. Failed books are in neither count: they
+// will not become ready by waiting.
+func (d *DB) Progress(ctx context.Context) (Progress, error) {
+	var p Progress
+	err := d.db.QueryRowContext(ctx, `
+SELECT
+	(SELECT count(*) FROM book WHERE status IN ('pending', 'parsed')),
+	CASE WHEN EXISTS (SELECT 1 FROM book WHERE status IN ('pending', 'parsed'))
+		THEN (SELECT count(*) FROM book WHERE status = 'ready') ELSE 0 END`).Scan(&p.Indexing, &p.Ready)
+	if err != nil {
+		return Progress{}, fmt.Errorf("count books being indexed: %w", err)
+	}
+	return p, nil
+}
+
 // StartRun records the start of a sync run and returns its id.
 func (w *Writer) StartRun(ctx context.Context, kind string, started time.Time) (int64, error) {
 	res, err := w.exec(ctx, `INSERT INTO run(kind, started) VALUES (?, ?)`, kind, started.UnixNano())

@@ -31,3 +31,40 @@ func TestWatchStateRoundTrip(t *testing.T) {
 		t.Errorf("after clearing: %+v, %v", got, err)
 	}
 }
+
+// TestProgress: pending and parsed books are still being indexed, ready
+// ones are counted only then, and failed ones are in neither count.
+func TestProgress(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := put(t, w, "/lib/ready.txt", "ready", Hash{})
+	ingestFake(t, w, h, "Ready", "a ready book")
+	// Nothing being indexed: nothing counted.
+	if got, err := w.Progress(ctx); err != nil || got != (Progress{}) {
+		t.Errorf("every book ready: progress %+v, %v; want none", got, err)
+	}
+	put(t, w, "/lib/pending.txt", "pending", Hash{})
+	parsed, _ := put(t, w, "/lib/parsed.txt", "parsed", Hash{})
+	failed, _ := put(t, w, "/lib/failed.txt", "failed", Hash{})
+	books, err := w.BooksToIngest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range books {
+		switch b.Hash {
+		case parsed:
+			ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: "text", ChunkCount: 1}}}}
+			if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: "Parsed", SourceType: "text"}, ch, []Chunk{{Index: 0, Heading: "One", Text: "text"}}); err != nil {
+				t.Fatal(err)
+			}
+		case failed:
+			if _, err := w.MarkFailed(ctx, b.ID, "unreadable"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got, err := w.Progress(ctx)
+	if want := (Progress{Ready: 1, Indexing: 2}); err != nil || got != want {
+		t.Errorf("progress %+v, %v; want %+v", got, err, want)
+	}
+}

@@ -317,6 +317,54 @@ func TestNewBooksAppearWithoutRestart(t *testing.T) {
 	}
 }
 
+// TestSearchSaysIndexingIsUnderWay: while books wait to be indexed, a
+// search says how many are ready, in its result and in its text, so that a
+// model does not take a missing answer for a missing book; once they are
+// indexed it says nothing of it.
+func TestSearchSaysIndexingIsUnderWay(t *testing.T) {
+	f := newFixture(t)
+	f.write("owls.md", "# Owls\n\nBarn owls swallow voles whole.\n")
+	f.write("tides.md", "# Tides\n\nSpring tides follow the full moon.\n")
+	// Reconciled, not ingested: the new books are pending.
+	if _, err := reconcile.Run(context.Background(), f.w, reconcile.Options{Roots: []string{f.lib}, Formats: ingest.Formats()}); err != nil {
+		t.Fatal(err)
+	}
+	type searchOut struct {
+		Results  []retrieve.HitView
+		Indexing *retrieve.IndexingView
+	}
+	cases := []struct {
+		name     string
+		args     map[string]any
+		hits     bool
+		sentence string
+	}{
+		{"with hits", map[string]any{"query": "roses sun"}, true, "still being indexed: 2 of 4 books are ready"},
+		// Only a pending book selected: nothing it can read yet.
+		{"without hits", map[string]any{"query": "barn owls voles", "book": "owls"}, false, "No passages match among the 2 books ready so far"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out searchOut
+			text := f.mustCall(t, "search", tc.args, &out)
+			if out.Indexing == nil || *out.Indexing != (retrieve.IndexingView{Ready: 2, Total: 4}) {
+				t.Errorf("indexing %+v, want 2 of 4", out.Indexing)
+			}
+			if (len(out.Results) > 0) != tc.hits {
+				t.Errorf("%d results", len(out.Results))
+			}
+			if !strings.Contains(text, tc.sentence) || !strings.Contains(text, "may be incomplete") {
+				t.Errorf("text lacks %q:\n%s", tc.sentence, text)
+			}
+		})
+	}
+	f.sync(t)
+	raw, text, _ := f.call(t, "search", map[string]any{"query": "barn owls voles"})
+	if strings.Contains(string(raw), `"indexing"`) || strings.Contains(text, "still being indexed") {
+		t.Errorf("indexing reported once every book is ready:\n%s\n%s", raw, text)
+	}
+}
+
 // TestListBooksIsPaged: a large library comes in pages, like a long
 // section, and the pages add up to the whole list in order.
 func TestListBooksIsPaged(t *testing.T) {

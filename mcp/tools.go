@@ -55,6 +55,9 @@ type searchResult struct {
 	// NoMatch says that no passage holds most of the question's
 	// distinctive words: the library probably does not answer it.
 	NoMatch bool `json:"no_match"`
+	// Indexing is set while books are still being indexed: the results
+	// come from the ready ones only.
+	Indexing *retrieve.IndexingView `json:"indexing,omitempty"`
 }
 
 type neighborsArgs struct {
@@ -94,7 +97,7 @@ func (s *Server) addTools() {
 		mcpgo.NewTypedToolHandler(s.section))
 
 	s.mcp.AddTool(tool("search", "Search the library",
-		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and vectors, merged. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. When the user runs a reranker, score is its scores.rerank, and scores.rerank_probability (0-1) is its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. For why and how questions, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): the search matches words, not meaning. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
+		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and vectors, merged. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. When the user runs a reranker, score is its scores.rerank, and scores.rerank_probability (0-1) is its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. For why and how questions, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): the search matches words, not meaning. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
 		mcpgo.WithInputSchema[searchArgs](), mcpgo.WithOutputSchema[searchResult]()),
 		mcpgo.NewTypedToolHandler(s.search))
 
@@ -197,13 +200,21 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 	if strings.TrimSpace(text) == "" {
 		text, phrasings = phrasings[0], phrasings[1:]
 	}
-	hits, err := s.lib.Search(ctx, retrieve.Query{Text: text, Phrasings: phrasings, Book: a.Book, Author: a.Author, Type: a.Type, Limit: a.Limit})
+	v, err := s.lib.Search(ctx, retrieve.Query{Text: text, Phrasings: phrasings, Book: a.Book, Author: a.Author, Type: a.Type, Limit: a.Limit})
 	if err != nil {
 		return s.toolError("search", err), nil
 	}
+	hits := v.Hits
 	var b strings.Builder
+	if v.Indexing != nil {
+		fmt.Fprintf(&b, "The library is still being indexed: %d of %d books are ready, and these results come from those only, so they may be incomplete. Searching again later may find more.\n\n", v.Indexing.Ready, v.Indexing.Total)
+	}
 	noMatch := retrieve.NoMatch(hits)
 	switch {
+	case len(hits) == 0 && v.Indexing != nil && v.Indexing.Ready == 0:
+		b.WriteString("No passages match: no book is ready yet.\n")
+	case len(hits) == 0 && v.Indexing != nil:
+		fmt.Fprintf(&b, "No passages match among the %d books ready so far.\n", v.Indexing.Ready)
 	case len(hits) == 0:
 		b.WriteString("No passages match. Try other words, or list_books to see what the library holds.\n")
 	case noMatch:
@@ -221,7 +232,7 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 	if hits == nil {
 		hits = []retrieve.HitView{}
 	}
-	return result(searchResult{Query: text, Results: hits, NoMatch: noMatch}, b.String()), nil
+	return result(searchResult{Query: text, Results: hits, NoMatch: noMatch, Indexing: v.Indexing}, b.String()), nil
 }
 
 func (s *Server) neighbors(ctx context.Context, _ mcpgo.CallToolRequest, a neighborsArgs) (*mcpgo.CallToolResult, error) {

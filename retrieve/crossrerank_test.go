@@ -175,7 +175,8 @@ func TestRerankScoresInViews(t *testing.T) {
 			o.Reranker = f
 		}
 		lib := &Library{DB: &w.DB, Searcher: New(&w.DB, nil, o)}
-		views, err := lib.Search(context.Background(), Query{Text: "loop", Limit: 2})
+		found, err := lib.Search(context.Background(), Query{Text: "loop", Limit: 2})
+		views := found.Hits
 		if err != nil || len(views) != 2 {
 			t.Fatalf("%v %v", views, err)
 		}

@@ -272,7 +272,8 @@ func TestSearchKeepsItsPrefix(t *testing.T) {
 func TestHitViewElsewhere(t *testing.T) {
 	w := newIndex(t, editions())
 	lib := &Library{DB: &w.DB, Searcher: New(&w.DB, nil, Options{Mode: FTS})}
-	views, err := lib.Search(t.Context(), Query{Text: "hookah caterpillar", Limit: 1})
+	found, err := lib.Search(t.Context(), Query{Text: "hookah caterpillar", Limit: 1})
+	views := found.Hits
 	if err != nil || len(views) != 1 {
 		t.Fatalf("%v %+v", err, views)
 	}
@@ -292,7 +293,8 @@ func TestHitViewElsewhere(t *testing.T) {
 	}
 	// Without copies, also_in is an empty list, not null.
 	other := newIndex(t, library())
-	views, err = (&Library{DB: &other.DB, Searcher: New(&other.DB, nil, Options{Mode: FTS})}).Search(t.Context(), Query{Text: "honey nectar"})
+	found, err = (&Library{DB: &other.DB, Searcher: New(&other.DB, nil, Options{Mode: FTS})}).Search(t.Context(), Query{Text: "honey nectar"})
+	views = found.Hits
 	if err != nil || len(views) != 1 || views[0].AlsoIn == nil || len(views[0].AlsoIn) != 0 {
 		t.Errorf("%v %+v", err, views)
 	}

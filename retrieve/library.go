@@ -204,6 +204,24 @@ type HitView struct {
 	// AlsoIn lists the other books and editions that hold the same
 	// passage; empty when only this one does.
 	AlsoIn []PlaceView `json:"also_in"`
+	// Indexing is the search's, the same on every hit: set only while
+	// books are still being indexed, when the hits come from the ready
+	// ones and may be incomplete.
+	Indexing *IndexingView `json:"indexing,omitempty"`
+}
+
+// IndexingView says how far indexing has got while it is under way:
+// searches read Ready of Total books.
+type IndexingView struct {
+	Ready int `json:"ready"`
+	Total int `json:"total"`
+}
+
+// SearchView is one search: its hits and, while indexing is under way,
+// how far it has got (nil once every book is indexed or failed).
+type SearchView struct {
+	Hits     []HitView
+	Indexing *IndexingView
 }
 
 // PlaceView is where a book holds a passage, and its citation there.
@@ -272,11 +290,18 @@ type Scores struct {
 	RerankProbability *float64 `json:"rerank_probability,omitempty"`
 }
 
-// Search runs a query and returns its hits as views.
-func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
+// Search runs a query and returns its hits as views, with how far indexing
+// has got when books are still waiting for it.
+func (l *Library) Search(ctx context.Context, q Query) (SearchView, error) {
+	// Once per search, before it: a book that becomes ready meanwhile is
+	// then searched but not counted, which only understates the results.
+	indexing, err := l.indexing(ctx)
+	if err != nil {
+		return SearchView{}, err
+	}
 	hits, err := l.Searcher.Search(ctx, q)
 	if err != nil {
-		return nil, err
+		return SearchView{}, err
 	}
 	out := make([]HitView, len(hits))
 	for i, h := range hits {
@@ -294,8 +319,22 @@ func (l *Library) Search(ctx context.Context, q Query) ([]HitView, error) {
 		for j, o := range h.AlsoIn {
 			out[i].AlsoIn[j] = placeView(o)
 		}
+		out[i].Indexing = indexing
 	}
-	return out, nil
+	return SearchView{Hits: out, Indexing: indexing}, nil
+}
+
+// indexing returns how far indexing has got, or nil when no book waits
+// for it.
+func (l *Library) indexing(ctx context.Context) (*IndexingView, error) {
+	p, err := l.DB.Progress(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if p.Indexing == 0 {
+		return nil, nil
+	}
+	return &IndexingView{Ready: p.Ready, Total: p.Ready + p.Indexing}, nil
 }
 
 // ChunkView is one chunk in book order, for reading around a hit.

@@ -10,6 +10,9 @@ import (
 // StatusView is the state of the library as `grimoire status --json` and
 // library_status show it.
 type StatusView struct {
+	// IndexExists is false before the first sync has made the index;
+	// every count is then zero.
+	IndexExists    bool   `json:"index_exists"`
 	Books          int    `json:"books"`
 	Files          int    `json:"files"`
 	Chunks         int    `json:"chunks"`
@@ -61,7 +64,7 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 		return StatusView{}, err
 	}
 	v := StatusView{
-		Books: s.Books, Files: s.Files, Chunks: s.Chunks, Pending: s.Pending, Parsed: s.Parsed, Ready: s.Ready,
+		IndexExists: true, Books: s.Books, Files: s.Files, Chunks: s.Chunks, Pending: s.Pending, Parsed: s.Parsed, Ready: s.Ready,
 		Failed: s.Failed, Embedded: s.Embedded, Contextualized: s.Contextualized, Exclusions: s.Exclusions,
 		LastSync: s.LastRun, Failures: s.Failures, Library: nonNilStrings(roots), DBPath: l.DB.Path(), DBBytes: s.SizeBytes,
 	}

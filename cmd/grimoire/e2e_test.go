@@ -94,6 +94,7 @@ type syncOut struct {
 }
 
 type statusOut struct {
+	IndexExists                                  bool `json:"index_exists"`
 	Books, Files, Chunks, Pending, Failed, Ready int
 	EmbeddingModel                               string          `json:"embedding_model"`
 	LastSync                                     *syncOut        `json:"last_sync"`
@@ -283,10 +284,24 @@ func TestQueryBeforeSync(t *testing.T) {
 	if r.code != exitNotFound || !strings.Contains(r.stderr, "grimoire sync") {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
 	}
+	// status says there is no index yet and how to make one, and
+	// creates nothing.
+	empty := t.TempDir()
+	if out := ok(t, empty, "status"); !strings.HasPrefix(out, "no index yet — run `grimoire sync` to build it\n") {
+		t.Errorf("status of a library with no index:\n%s", out)
+	}
 	var st statusOut
-	okJSON(t, &st, t.TempDir(), "status")
-	if st.Books != 0 || st.LastSync != nil {
-		t.Errorf("status of an empty library: %+v", st)
+	okJSON(t, &st, empty, "status")
+	if st.IndexExists || st.Books != 0 || st.LastSync != nil {
+		t.Errorf("status of a library with no index: %+v", st)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("status left %v", entries)
+	}
+	writeFile(t, filepath.Join(empty, "a.md"), "# A\n\nalpha\n")
+	ok(t, empty, "sync")
+	if okJSON(t, &st, empty, "status"); !st.IndexExists {
+		t.Errorf("status after a sync: %+v", st)
 	}
 }
 

@@ -392,11 +392,11 @@ func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limi
 // search runs one query; a query that cannot be searched (no words) has
 // no hits rather than stopping the run.
 func search(ctx context.Context, lb *retrieve.Library, text, mode string, limit int) ([]retrieve.HitView, error) {
-	hits, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
+	v, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
 	if errors.Is(err, retrieve.ErrBadQuery) {
 		return nil, nil
 	}
-	return hits, err
+	return v.Hits, err
 }
 
 // evalGold runs a user's gold set against the configured library.

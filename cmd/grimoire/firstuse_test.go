@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/index"
 )
 
 // TestMissingLibraryIsRefused: a library folder that does not exist, with
@@ -170,4 +173,75 @@ func TestExclusionsSpeakLikeList(t *testing.T) {
 	var s syncOut
 	okJSON(t, &s, lib, "sync")
 	wantCounters(t, "sync after lifting", s, map[string]int{"new": 1, "ingested": 1})
+}
+
+// addPendingBooks records files in the index as a sync's scan does, before
+// their books are ingested: the books are pending, as in a first sync.
+func addPendingBooks(t *testing.T, lib string, names ...string) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := index.OpenWriter(ctx, filepath.Join(lib, ".grimoire", "grimoire.db"), "grimoire sync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, name := range names {
+		f := index.File{Path: filepath.Join(lib, name), Root: lib, Hash: index.SumBytes([]byte(name)), SourceType: "markdown"}
+		if err := w.Update(ctx, func(tx *index.Tx) error {
+			_, err := tx.PutFile(ctx, f, index.Hash{})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestQueryDuringFirstSync: while books wait to be indexed, a search says
+// so and how far indexing has got, on stderr (stdout stays the results),
+// and --json marks each hit; "no matches" then speaks only of the ready
+// books.
+func TestQueryDuringFirstSync(t *testing.T) {
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "owls.md"), "# Owls\n\nOwls hunt at night.\n")
+	ok(t, lib, "sync")
+	// Once every book is ready, nothing is said of indexing.
+	r := grimoire(t, lib, "query", "owls hunt", "--json")
+	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, `"indexing"`) {
+		t.Fatalf("indexed library: exit %d, stderr %q\n%s", r.code, r.stderr, r.stdout)
+	}
+
+	addPendingBooks(t, lib, "tides.md", "knots.md")
+	const line = "indexing under way: 1 of 3 books ready; results come from those\n"
+	cases := []struct {
+		name   string
+		args   []string
+		stdout string // what stdout holds
+	}{
+		{"hits", []string{"query", "owls hunt"}, "Owls hunt at night."},
+		// Only a pending book selected: nothing to read in it yet.
+		{"no hits", []string{"query", "owls", "--book", "tides"}, "no matches among the 1 book ready so far\n"},
+		{"json hits", []string{"query", "owls hunt", "--json"}, `"indexing": {`},
+		{"json no hits", []string{"query", "owls", "--book", "tides", "--json"}, "[]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := grimoire(t, lib, tc.args...)
+			if r.code != 0 || r.stderr != line || !strings.Contains(r.stdout, tc.stdout) {
+				t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant exit 0, stderr %q, stdout with %q", r.code, r.stderr, r.stdout, line, tc.stdout)
+			}
+		})
+	}
+	var hits []struct {
+		Book     string
+		Indexing *struct{ Ready, Total int }
+	}
+	okJSON(t, &hits, lib, "query", "owls hunt")
+	if len(hits) == 0 || hits[0].Book != "owls" {
+		t.Fatalf("hits %+v", hits)
+	}
+	for _, h := range hits {
+		if h.Indexing == nil || h.Indexing.Ready != 1 || h.Indexing.Total != 3 {
+			t.Errorf("hit in %s: indexing %+v, want 1 of 3", h.Book, h.Indexing)
+		}
+	}
 }

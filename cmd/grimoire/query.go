@@ -28,15 +28,21 @@ with the others under "also in".`,
 				return err
 			}
 			defer closeLib()
-			hits, err := lib.Search(cmd.Context(), q)
+			v, err := lib.Search(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
+			if v.Indexing != nil {
+				// On stderr, so that stdout stays the results (a JSON
+				// list with --json) and an empty one is still explained.
+				fmt.Fprintln(a.stderr, indexingLine(*v.Indexing))
+			}
+			hits := v.Hits
 			if asJSON {
 				return a.printJSON(hits)
 			}
 			if len(hits) == 0 {
-				fmt.Fprintln(a.stdout, "no matches")
+				fmt.Fprintln(a.stdout, noMatches(v.Indexing))
 				return nil
 			}
 			if retrieve.NoMatch(hits) {
@@ -67,6 +73,23 @@ with the others under "also in".`,
 	f.StringVar(&q.Mode, "mode", "", "hybrid, fts or vector (default from config)")
 	f.IntVar(&q.Limit, "limit", retrieve.DefaultLimit, fmt.Sprintf("number of hits (at most %d)", retrieve.MaxLimit))
 	return cmd
+}
+
+// noMatches is what a search with no hits prints: while indexing is under
+// way, the books it read are not the whole library.
+func noMatches(indexing *retrieve.IndexingView) string {
+	switch {
+	case indexing == nil:
+		return "no matches"
+	case indexing.Ready == 0:
+		return "no matches: no book is ready yet"
+	}
+	return fmt.Sprintf("no matches among the %s ready so far", plural(indexing.Ready, "book"))
+}
+
+// indexingLine tells that a search read only the books indexed so far.
+func indexingLine(v retrieve.IndexingView) string {
+	return fmt.Sprintf("indexing under way: %d of %s ready; results come from those", v.Ready, plural(v.Total, "book"))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

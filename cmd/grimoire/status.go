@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,14 +60,17 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 
 func (a *app) printStatus(v retrieve.StatusView) {
 	w := a.stdout
-	fmt.Fprintf(w, "index     %s (%s)\n", field(v.DBPath), humanSize(v.DBBytes))
-	for i, l := range v.Library {
-		label := "library"
-		if i > 0 {
-			label = ""
-		}
-		fmt.Fprintf(w, "%-9s %s\n", label, field(l))
+	if !v.IndexExists {
+		// Zero counts and "last sync never" would read like an empty
+		// library; the one thing to say is how to begin.
+		fmt.Fprintln(w, "no index yet — run `grimoire sync` to build it")
+		fmt.Fprintf(w, "index     %s (not created)\n", field(v.DBPath))
+		printLibrary(w, v.Library)
+		fmt.Fprintf(w, "model     %s\n", v.EmbeddingModel)
+		return
 	}
+	fmt.Fprintf(w, "index     %s (%s)\n", field(v.DBPath), humanSize(v.DBBytes))
+	printLibrary(w, v.Library)
 	fmt.Fprintf(w, "books     %d ready, %d pending, %d ingesting, %d failed (%s)\n", v.Ready, v.Pending, v.Parsed, v.Failed, plural(v.Files, "file"))
 	fmt.Fprintf(w, "chunks    %d (%d embedded)\n", v.Chunks, v.Embedded)
 	fmt.Fprintf(w, "model     %s\n", v.EmbeddingModel)
@@ -126,6 +130,17 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		for _, f := range v.Failures {
 			fmt.Fprintf(w, "  %s: %s\n", field(f.Path), field(f.Error))
 		}
+	}
+}
+
+// printLibrary prints the library folders, one a line.
+func printLibrary(w io.Writer, folders []string) {
+	for i, l := range folders {
+		label := "library"
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintf(w, "%-9s %s\n", label, field(l))
 	}
 }
 
