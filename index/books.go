@@ -9,6 +9,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/grimoire-search/grimoire/internal/suggest"
 )
 
 // BooksToIngest returns the books that are pending or parsed, oldest first,
@@ -262,19 +264,16 @@ SELECT p.id, p.slug FROM book b JOIN book p ON p.id = b.replaces WHERE b.id = ?`
 	return pruned, nil
 }
 
-// DeleteBook removes the book with the given slug and excludes its content,
-// so that no later sync brings it back while a file still holds it.
+// DeleteBook removes the book slug names (its slug, or a prefix of it only
+// it has; see ResolveSlug) and excludes its content, so that no later sync
+// brings it back while a file still holds it.
 func (w *Writer) DeleteBook(ctx context.Context, slug string) (Book, error) {
 	var b Book
 	err := w.Update(ctx, func(t *Tx) error {
-		books, err := queryBooksTx(ctx, t.tx, `WHERE b.slug = ?`, slug)
-		if err != nil {
+		var err error
+		if b, err = bookBySlug(ctx, t.tx, slug); err != nil {
 			return err
 		}
-		if len(books) == 0 {
-			return bookNotFound(slug)
-		}
-		b = books[0]
 		path := b.originPath
 		if len(b.Paths) > 0 {
 			path = b.Paths[0]
@@ -340,10 +339,12 @@ func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, erro
 			found = append(found, e)
 		}
 	}
+	if len(found) == 0 {
+		if found, err = exclusionsByPrefix(ex, key); err != nil {
+			return Exclusion{}, err
+		}
+	}
 	switch len(found) {
-	case 0:
-		return Exclusion{}, (&Error{Code: NotFound, Msg: fmt.Sprintf("no exclusion matches %q", key)}).
-			WithHint("`grimoire exclusions` lists them")
 	case 1:
 	default:
 		return Exclusion{}, (&Error{Code: Invalid, Msg: fmt.Sprintf("%d exclusions match %q", len(found), key)}).
@@ -356,14 +357,46 @@ func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, erro
 	return found[0], err
 }
 
+// exclusionsByPrefix finds the exclusions key names by a prefix of their
+// slug, as ResolveSlug does for books.
+func exclusionsByPrefix(ex []Exclusion, key string) ([]Exclusion, error) {
+	k := strings.ToLower(strings.TrimSpace(key))
+	var slugs []string
+	for _, e := range ex {
+		slugs = append(slugs, e.slug())
+	}
+	match, candidates := matchPrefix(k, slugs)
+	switch {
+	case k == "" || match == "" && len(candidates) == 0:
+		return nil, Errorf(NotFound, "no exclusion matches %q%s", key, didYouMean(suggest.Closest(k, slugs, maxSuggestions))).
+			WithHint("`grimoire exclusions` lists them")
+	case match == "":
+		return nil, ambiguous(key, "exclusions", candidates).WithHint("give more of the slug")
+	}
+	var found []Exclusion
+	for _, e := range ex {
+		if e.hasSlug(match) {
+			found = append(found, e)
+		}
+	}
+	return found, nil
+}
+
+// slug is the name e is known by: the slug its book had, else its
+// title's (see hasSlug).
+func (e Exclusion) slug() string {
+	if e.Slug != "" || e.Title == "" {
+		return e.Slug
+	}
+	return Slugify(e.Title)
+}
+
 // hasSlug reports whether key names the book e excluded. An exclusion
 // recorded before slugs were kept is named by its title's slug, which is
 // the book's slug unless another book had taken it.
 func (e Exclusion) hasSlug(key string) bool {
-	if e.Slug != "" {
-		return e.Slug == key
-	}
-	return e.Title != "" && Slugify(e.Title) == key
+	s := e.slug()
+	return s != "" && s == key
 }
 
 // Stamp identifies the embedding model whose vectors the index holds.
@@ -451,11 +484,6 @@ func nonNil(s []string) []string {
 }
 
 func joinAuthors(a []string) string { return strings.Join(a, "; ") }
-
-func bookNotFound(slug string) error {
-	return (&Error{Code: NotFound, Msg: fmt.Sprintf("no book %q", slug)}).
-		WithHint("`grimoire list` shows the books and their slugs")
-}
 
 // RetryFailed puts failed books back in the queue.
 func (w *Writer) RetryFailed(ctx context.Context) error {

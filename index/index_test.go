@@ -280,6 +280,8 @@ func TestLiftExclusionKeys(t *testing.T) {
 	}{
 		{"slug", func(e Exclusion) string { return e.Slug }, false},
 		{"title's slug of an old exclusion", func(e Exclusion) string { return "the-owl-book" }, true},
+		{"prefix of the slug", func(e Exclusion) string { return "the-owl" }, false},
+		{"prefix of the title's slug of an old exclusion", func(e Exclusion) string { return "the-o" }, true},
 		{"full hash", func(e Exclusion) string { return e.Hash.String() }, false},
 		{"hash prefix", func(e Exclusion) string { return e.Hash.String()[7:15] }, false},
 		{"title", func(e Exclusion) string { return "the owl BOOK" }, false},

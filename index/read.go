@@ -163,16 +163,11 @@ func (d *DB) BookIDs(ctx context.Context, f BookFilter) (map[int64]bool, error) 
 	return ids, rows.Err()
 }
 
-// Book returns the book with the given slug, or a NotFound error.
+// Book returns the book that slug names: the book with that slug, else
+// the only one whose slug begins with it. An ambiguous prefix is Invalid;
+// a slug no book has is NotFound, naming the nearest (see ResolveSlug).
 func (d *DB) Book(ctx context.Context, slug string) (Book, error) {
-	books, err := d.queryBooks(ctx, `WHERE b.slug = ?`, slug)
-	if err != nil {
-		return Book{}, err
-	}
-	if len(books) == 0 {
-		return Book{}, bookNotFound(slug)
-	}
-	return books[0], nil
+	return bookBySlug(ctx, d.db, slug)
 }
 
 // Outline returns the chapters of book id with their sections (without

@@ -435,3 +435,38 @@ func TestListBooksIsPaged(t *testing.T) {
 		}
 	}
 }
+
+// TestToolsTakeSlugPrefixes names books by the beginning of their slug in
+// every tool that takes one, and suggests the nearest slug for a typo.
+func TestToolsTakeSlugPrefixes(t *testing.T) {
+	f := newFixture(t)
+	var outline retrieve.OutlineView
+	f.mustCall(t, "get_book_outline", map[string]any{"book": "light"}, &outline)
+	if outline.Book != "lighthouses" {
+		t.Errorf("get_book_outline(light) gave %q", outline.Book)
+	}
+	var sec retrieve.SectionView
+	f.mustCall(t, "get_section", map[string]any{"book": "gard", "chapter_index": 0, "section_index": 0}, &sec)
+	if sec.Book != "gardens" {
+		t.Errorf("get_section(gard) gave %q", sec.Book)
+	}
+	var nb retrieve.NeighborsView
+	f.mustCall(t, "read_chunk_neighbors", map[string]any{"book": "gard", "chunk_index": 0}, &nb)
+	if nb.Book != "gardens" {
+		t.Errorf("read_chunk_neighbors(gard) gave %q", nb.Book)
+	}
+	var sr struct{ Results []retrieve.HitView }
+	f.mustCall(t, "search", map[string]any{"query": "fog horns", "book": "li"}, &sr)
+	for _, h := range sr.Results {
+		if h.Book != "lighthouses" {
+			t.Errorf("search in book li found a hit in %q", h.Book)
+		}
+	}
+	if len(sr.Results) == 0 {
+		t.Error("search in book li found nothing")
+	}
+	_, text, isErr := f.call(t, "get_book_outline", map[string]any{"book": "lihgthouses"})
+	if !isErr || !strings.Contains(text, `did you mean "lighthouses"?`) {
+		t.Errorf("a typo: %v %s", isErr, text)
+	}
+}

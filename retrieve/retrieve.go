@@ -340,11 +340,15 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	if r.phrasings, err = phrasingsOf(q); err != nil {
 		return r, err
 	}
-	r.filter = index.BookFilter{Slug: q.Book, Author: q.Author, Type: q.Type, PathPrefix: q.PathPrefix, ReadyOnly: true}
+	r.filter = index.BookFilter{Author: q.Author, Type: q.Type, PathPrefix: q.PathPrefix, ReadyOnly: true}
 	if q.Book != "" {
-		if _, err := s.db.Book(ctx, q.Book); err != nil {
+		// The book may be named by a prefix of its slug; the filter
+		// takes the whole slug.
+		b, err := s.db.Book(ctx, q.Book)
+		if err != nil {
 			return r, err
 		}
+		r.filter.Slug = b.Slug
 	}
 	r.pool = max(s.opts.CandidatePool, r.limit)
 	r.queryVecs = make([]func() ([]float32, error), len(r.phrasings))

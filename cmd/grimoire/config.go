@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/internal/suggest"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/watcher"
@@ -180,6 +184,9 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 			return nil, &index.Error{Code: index.Invalid, Msg: "config file " + file, Err: err}
 		}
 	}
+	if err := checkKeys(v, file); err != nil {
+		return nil, err
+	}
 	var c Config
 	hook := mapstructure.ComposeDecodeHookFunc(
 		mapstructure.StringToTimeDurationHookFunc(),
@@ -241,6 +248,123 @@ func stringToSliceHook(from, to reflect.Type, data any) (any, error) {
 		return filepath.SplitList(s), nil
 	}
 	return data, nil
+}
+
+// checkKeys refuses what the decoder would refuse less helpfully: keys
+// grimoire does not have (naming the nearest of their section), and
+// durations that are not Go durations (a bare number would be taken as
+// nanoseconds).
+func checkKeys(v *viper.Viper, file string) error {
+	where := "configuration: "
+	if file != "" {
+		where = "config file " + file + ": "
+	}
+	known := defaults()
+	if msg := unknownKeys(v.AllKeys(), known); msg != "" {
+		return (&index.Error{Code: index.Invalid, Msg: where + msg}).
+			WithHint("every key is listed, with its default, in the grimoire.toml that `grimoire init` writes")
+	}
+	for _, k := range slices.Sorted(maps.Keys(known)) {
+		if _, ok := known[k].(time.Duration); !ok {
+			continue
+		}
+		if err := checkDuration(k, v.Get(k), where); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unknownKeys describes the keys among keys that known lacks, each with
+// the nearest known key of its section; "" when there are none.
+func unknownKeys(keys []string, known map[string]any) string {
+	sections := make(map[string][]string) // section → its keys; "" for the top level
+	for k := range known {
+		sec, key := splitKey(k)
+		sections[sec] = append(sections[sec], key)
+	}
+	var msgs []string
+	badSections := make(map[string]bool)
+	for _, k := range slices.Sorted(slices.Values(keys)) {
+		if _, ok := known[k]; ok {
+			continue
+		}
+		sec, key := splitKey(k)
+		if _, ok := sections[sec]; !ok {
+			if !badSections[sec] {
+				badSections[sec] = true
+				msgs = append(msgs, unknownSection(sec, sections))
+			}
+			continue
+		}
+		msgs = append(msgs, unknownKey(sec, key, sections))
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// unknownKey says that section (or the top level) has no key named key.
+func unknownKey(section, key string, sections map[string][]string) string {
+	msg := fmt.Sprintf("unknown key %q", key)
+	if section != "" {
+		msg += " in [" + section + "]"
+	} else if _, ok := sections[key]; ok {
+		return fmt.Sprintf("%q is a section: write it as [%s] with its keys below", key, key)
+	}
+	if near := suggest.Closest(key, sections[section], 3); len(near) > 0 {
+		msg += ": did you mean " + suggest.List(near) + "?"
+	}
+	return msg
+}
+
+// unknownSection says that there is no [section].
+func unknownSection(section string, sections map[string][]string) string {
+	var names []string
+	for s := range sections {
+		if s != "" {
+			names = append(names, s)
+		}
+	}
+	msg := fmt.Sprintf("unknown section [%s]", section)
+	if near := suggest.Closest(section, names, 3); len(near) > 0 {
+		for i, n := range near {
+			near[i] = "[" + n + "]"
+		}
+		msg += ": did you mean " + strings.Join(near, " or ") + "?"
+	}
+	return msg
+}
+
+// splitKey splits viper's "section.key" into its section ("" for a
+// top-level key) and key.
+func splitKey(k string) (section, key string) {
+	if sec, key, ok := strings.Cut(k, "."); ok {
+		return sec, key
+	}
+	return "", k
+}
+
+// checkDuration refuses a value of the duration key k that is not a Go
+// duration, naming the environment variable when one set it.
+func checkDuration(k string, val any, where string) error {
+	switch x := val.(type) {
+	case time.Duration:
+		return nil
+	case string:
+		if _, err := time.ParseDuration(x); err == nil {
+			return nil
+		}
+		val = strconv.Quote(x)
+	}
+	name := strings.ToUpper(envPrefix + strings.ReplaceAll(k, ".", "_"))
+	if _, set := os.LookupEnv(name); set {
+		where = name + "="
+	} else if sec, key := splitKey(k); sec != "" {
+		where += "[" + sec + "] " + key + " = "
+	} else {
+		where += key + " = "
+	}
+	return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%s%v is not a duration", where, val)}).
+		WithHint("use a Go duration such as 500ms, 2s or 1m30s")
 }
 
 // unknownKeyMessage makes mapstructure's complaint about unknown keys name

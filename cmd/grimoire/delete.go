@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 )
 
@@ -30,7 +32,11 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 				if !ok || !term.IsTerminal(int(in.Fd())) {
 					return usageError{fmt.Errorf("delete %s: pass --yes to confirm", args[0])}
 				}
-				fmt.Fprintf(a.stderr, "Delete %s from the index and exclude it from future syncs? [y/N] ", args[0])
+				name, err := a.bookName(ctx, args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stderr, "Delete %s from the index and exclude it from future syncs? [y/N] ", name)
 				line, _ := bufio.NewReader(in).ReadString('\n')
 				if ans := strings.ToLower(strings.TrimSpace(line)); ans != "y" && ans != "yes" {
 					fmt.Fprintln(a.stderr, "not deleted")
@@ -52,6 +58,24 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
+}
+
+// bookName names in full the book key names, for a question about it:
+// key may be only the beginning of its slug.
+func (a *app) bookName(ctx context.Context, key string) (string, error) {
+	if err := a.cfg.requireFolders(); err != nil {
+		return "", err
+	}
+	r, err := index.OpenReader(ctx, a.cfg.DBPath)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	b, err := r.Book(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s (%q)", b.Slug, b.Title), nil
 }
 
 func (a *app) exclusionsCmd() *cobra.Command {

@@ -93,6 +93,16 @@ func exerciseServer(t *testing.T, c *client.Client) {
 	if res := callTool(t, c, "get_book_outline", map[string]any{"book": "nope"}); !res.IsError {
 		t.Error("unknown book is not a tool error")
 	}
+	// A unique prefix of a slug names the book; the outline gives the
+	// whole slug back.
+	res = callTool(t, c, "get_book_outline", map[string]any{"book": "tid"})
+	if b, _ := json.Marshal(res.StructuredContent); res.IsError || !strings.Contains(string(b), `"book":"tides"`) {
+		t.Errorf("get_book_outline of a prefix: %s %+v", b, res.Content)
+	}
+	res = callTool(t, c, "get_book_outline", map[string]any{"book": "tieds"})
+	if text := mcpgo.GetTextFromContent(res.Content[0]); !res.IsError || !strings.Contains(text, `no book "tieds": did you mean "tides"?`) {
+		t.Errorf("get_book_outline of a typo: %s", text)
+	}
 }
 
 func TestMCPOverStdio(t *testing.T) {
