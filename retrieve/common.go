@@ -165,4 +165,6 @@ func wordsBeginning(text string, prefixes []string) []string {
 	return out
 }
 
+// isWordRune reports whether r belongs to a word, where FTS5's unicode61
+// tokenizer would split.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/subword"
@@ -868,9 +867,7 @@ func queryWords(text string) []string { return distinctWords(text, maxTerms) }
 func distinctWords(text string, most int) []string {
 	seen := make(map[string]bool)
 	var words []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
-	}) {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
 		w = strings.ToLower(w)
 		if seen[w] {
 			continue
