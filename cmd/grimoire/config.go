@@ -535,7 +535,7 @@ func (c *Config) libraryIndex() (path, note string) {
 		used, unused = old, current
 	}
 	return used, fmt.Sprintf("this library has two indexes: using %s (written last), not %s; "+
-		"delete the one you do not want (with its -wal and -shm files), or set db_path to choose", used, unused)
+		"delete the one you do not want (with its -wal and -shm files), or set db_path in grimoire.toml to choose", used, unused)
 }
 
 // isSQLite reports whether path is a regular file that begins as an SQLite
