@@ -94,8 +94,8 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 }
 
 // TestMCPSearchFiltersSayWhyNothingMatches: the search tool's filters
-// fail as the CLI's do, as tool errors the model can act on, and its
-// schema offers the types there are.
+// fail as the CLI's do, as tool errors the model can act on, and the
+// tools' schemas offer the types there are.
 func TestMCPSearchFiltersSayWhyNothingMatches(t *testing.T) {
 	dir, lib := filterLibrary(t)
 	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"--library", lib, "serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
@@ -116,16 +116,21 @@ func TestMCPSearchFiltersSayWhyNothingMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checked := 0
 	for _, tl := range tools.Tools {
-		if tl.Name != "search" {
+		if tl.Name != "search" && tl.Name != "list_books" {
 			continue
 		}
+		checked++
 		b, _ := json.Marshal(tl.InputSchema.Properties["type"])
 		var prop struct{ Enum []string }
 		json.Unmarshal(b, &prop)
 		if want := ingest.Formats().Types(); !slices.Equal(slices.Sorted(slices.Values(prop.Enum)), slices.Sorted(slices.Values(want))) {
-			t.Errorf("search's type enum %v, want the formats' types %v", prop.Enum, want)
+			t.Errorf("%s's type enum %v, want the formats' types %v", tl.Name, prop.Enum, want)
 		}
+	}
+	if checked != 2 {
+		t.Errorf("%d of search and list_books found", checked)
 	}
 	for _, tc := range []struct {
 		args map[string]any
