@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -93,8 +94,9 @@ type BookFilter struct {
 	Author string
 	// Type is a source type: "markdown", "text", "pdf", "epub".
 	Type string
-	// PathPrefix selects books with a file under this path.
-	PathPrefix string
+	// Path selects the books with a file that is this absolute path or
+	// lies in this folder.
+	Path string
 	// Query matches any part of the title or authors, case-insensitively.
 	Query string
 	// ReadyOnly leaves out books that are not ready.
@@ -116,9 +118,17 @@ func (f BookFilter) where() (string, []any) {
 		conds = append(conds, "b.source_type = ?")
 		args = append(args, strings.ToLower(f.Type))
 	}
-	if f.PathPrefix != "" {
-		conds = append(conds, "EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash AND f.path LIKE ? ESCAPE '\\')")
-		args = append(args, likeEscape(f.PathPrefix)+"%")
+	if f.Path != "" {
+		// The folder's own tree: "/lib/a" holds "/lib/a/x.md" and not
+		// "/lib/ab.md" (subtree.Contains, in SQL).
+		folder := f.Path
+		if !strings.HasSuffix(folder, string(filepath.Separator)) {
+			folder += string(filepath.Separator)
+		}
+		// A byte range, not LIKE, which would ignore case.
+		end := folder[:len(folder)-1] + string(folder[len(folder)-1]+1)
+		conds = append(conds, "EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash AND (f.path = ? OR (f.path >= ? AND f.path < ?)))")
+		args = append(args, f.Path, folder, end)
 	}
 	if f.Query != "" {
 		conds = append(conds, "(b.title LIKE ? ESCAPE '\\' OR b.author LIKE ? ESCAPE '\\')")

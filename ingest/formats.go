@@ -98,6 +98,15 @@ func parseMarkdown(ctx context.Context, data []byte) (*doc.Document, error) {
 	return markdown.Parse(ctx, []byte(s))
 }
 
+// Types returns the formats' types, in the registry's order.
+func (r Registry) Types() []string {
+	out := make([]string, len(r))
+	for i, f := range r {
+		out[i] = f.Type
+	}
+	return out
+}
+
 // TypeOf returns the source type of the file at path by its extension, or
 // "" when grimoire does not read that kind of file.
 func (r Registry) TypeOf(path string) string {

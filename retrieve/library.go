@@ -46,8 +46,16 @@ func bookView(b index.Book) BookView {
 	}
 }
 
-// Books lists the books that f selects.
+// Books lists the books that f selects. A type no format has is refused,
+// naming the types; a filter that selects nothing is an empty list.
 func (l *Library) Books(ctx context.Context, f index.BookFilter) ([]BookView, error) {
+	if l.Searcher != nil {
+		typ, err := checkType(f.Type, l.Searcher.opts.SourceTypes)
+		if err != nil {
+			return nil, err
+		}
+		f.Type = typ
+	}
 	books, err := l.DB.Books(ctx, f)
 	if err != nil {
 		return nil, err

@@ -57,6 +57,10 @@ type Options struct {
 	Reranker PassageReranker
 	// Logger is told when the reranker fails; nil discards.
 	Logger *slog.Logger
+	// SourceTypes are the types a book can have, as the format registry
+	// names them: a type filter outside them is refused, naming them. Nil
+	// checks nothing (retrieve does not know the parsers).
+	SourceTypes []string
 }
 
 // DefaultOptions returns what New takes for the options left at zero.
@@ -101,9 +105,10 @@ type Query struct {
 	// with it.
 	Text      string
 	Phrasings []string
-	// Filters: a book slug, part of an author's name, a source type, a
-	// path prefix.
-	Book, Author, Type, PathPrefix string
+	// Filters: a book slug, part of an author's name, a source type, and
+	// an absolute path: a book file, or a folder the book has a file in.
+	// Filters that select no book are an error that says which.
+	Book, Author, Type, Path string
 	// Limit is the number of hits; 0 is DefaultLimit, at most MaxLimit.
 	Limit int
 	// Mode overrides Options.Mode when set.
@@ -339,7 +344,11 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	if r.phrasings, err = phrasingsOf(q); err != nil {
 		return r, err
 	}
-	r.filter = index.BookFilter{Author: q.Author, Type: q.Type, PathPrefix: q.PathPrefix, ReadyOnly: true}
+	typ, err := checkType(q.Type, s.opts.SourceTypes)
+	if err != nil {
+		return r, err
+	}
+	r.filter = index.BookFilter{Author: strings.TrimSpace(q.Author), Type: typ, Path: q.Path, ReadyOnly: true}
 	if q.Book != "" {
 		// The book may be named by a prefix of its slug; the filter
 		// takes the whole slug.
@@ -348,6 +357,9 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 			return r, err
 		}
 		r.filter.Slug = b.Slug
+	}
+	if err := checkSelects(ctx, s.db, r.filter); err != nil {
+		return r, err
 	}
 	r.pool = max(s.opts.CandidatePool, r.limit)
 	r.queryVecs = make([]func() ([]float32, error), len(r.phrasings))

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -82,6 +83,9 @@ type Config struct {
 	// named: the library or the index was named (config file, flag or
 	// environment), rather than both defaulting to the current folder.
 	named bool
+	// indexNote warns that the library has two indexes and says which one
+	// DBPath is; "" when it has one.
+	indexNote string
 }
 
 // defaultConfig is the configuration before any file, environment
@@ -140,6 +144,7 @@ func (c *Config) retrieveOptions() retrieve.Options {
 	o.Mode, o.RRFK, o.CandidatePool = r.Mode, r.RRFK, r.CandidatePool
 	o.FTSWeight, o.VectorWeight = r.FTSWeight, r.VectorWeight
 	o.Fusion = r.Fusion
+	o.SourceTypes = ingest.Formats().Types()
 	return o
 }
 
@@ -455,22 +460,14 @@ func (c *Config) resolve(base string) error {
 		}
 	}
 	c.Library = roots
-	switch {
-	case c.DBPath != "":
+	if c.DBPath != "" {
 		p, err := absPath(base, c.DBPath)
 		if err != nil {
 			return err
 		}
 		c.DBPath = p
-	case c.libraryFromFile:
-		c.DBPath = filepath.Join(filepath.Dir(c.file), "grimoire.db")
-	case len(c.Library) > 0:
-		// A library named on the command line keeps its index inside
-		// itself, whatever config file the current folder holds, so the
-		// same --library always finds the same index.
-		c.DBPath = filepath.Join(c.Library[0], ".grimoire", "grimoire.db")
-	default:
-		c.DBPath = filepath.Join(filepath.Dir(c.file), "grimoire.db")
+	} else {
+		c.DBPath, c.indexNote = c.libraryIndex()
 	}
 	if c.MaxFileSize < 0 {
 		return index.Errorf(index.Invalid, "max_file_size_mb must not be negative")
@@ -497,6 +494,84 @@ func (c *Config) resolve(base string) error {
 		return index.Errorf(index.Invalid, "[watch] rescan_interval must be at least 1m")
 	}
 	return nil
+}
+
+// libraryIndex is where the library's index is when db_path does not say:
+// .grimoire/grimoire.db inside the first library folder, however the
+// library was named (--library, a config file, the current folder), so
+// that every way of naming it finds the same index. An older grimoire kept
+// the index of a config file's library beside the file, as grimoire.db;
+// such an index goes on being used while it is the only one (moving it
+// could pull it from under a running writer or reader). When both exist,
+// the one written last is used and note says so.
+func (c *Config) libraryIndex() (path, note string) {
+	home := filepath.Dir(c.file) // no library: only the file names anything
+	if len(c.Library) > 0 {
+		home = c.Library[0]
+	}
+	current := filepath.Join(home, ".grimoire", "grimoire.db")
+	var older []string
+	if c.file != "" && (c.libraryFromFile || len(c.Library) == 0) {
+		older = append(older, filepath.Join(filepath.Dir(c.file), "grimoire.db"))
+	}
+	// A config file in the library folder put it there, and --library
+	// must find it as well as the file does.
+	older = append(older, filepath.Join(home, "grimoire.db"))
+	old := ""
+	for _, p := range older {
+		if isSQLite(p) {
+			old = p
+			break
+		}
+	}
+	switch {
+	case old == "":
+		return current, ""
+	case !exists(current):
+		return old, ""
+	}
+	used, unused := current, old
+	if lastWritten(old).After(lastWritten(current)) {
+		used, unused = old, current
+	}
+	return used, fmt.Sprintf("this library has two indexes: using %s (written last), not %s; "+
+		"delete the one you do not want (with its -wal and -shm files), or set db_path in grimoire.toml to choose", used, unused)
+}
+
+// isSQLite reports whether path is a regular file that begins as an SQLite
+// database does: a grimoire.db that is not an index is none of ours.
+func isSQLite(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return false
+	}
+	return string(head) == "SQLite format 3\x00"
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// lastWritten is when the index at path was last written: its file's or
+// its write-ahead log's modification time, whichever is later. Readers
+// change neither.
+func lastWritten(path string) time.Time {
+	var t time.Time
+	for _, p := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(t) {
+			t = fi.ModTime()
+		}
+	}
+	return t
 }
 
 func absPath(base, p string) (string, error) {

@@ -239,12 +239,12 @@ func TestSyncScenario(t *testing.T) {
 }
 
 // TestMissingRootPrunesNothing uses a config file whose library folder
-// disappears (an unmounted drive).
+// disappears (an unmounted drive), with the index kept outside it.
 func TestMissingRootPrunesNothing(t *testing.T) {
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "Books")
 	writeFile(t, filepath.Join(lib, "a.md"), "# A\n\nalpha\n")
-	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Books\"]\n")
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Books\"]\ndb_path = \"grimoire.db\"\n")
 	var s syncOut
 	okJSON(t, &s, dir, "sync")
 	wantCounters(t, "first", s, map[string]int{"new": 1, "ingested": 1})

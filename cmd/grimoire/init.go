@@ -29,8 +29,9 @@ const configTemplate = `# grimoire configuration. Every key is shown with its de
 
 # Library folders to keep in sync (empty: give --library on the command line).
 library = {{toml .Library}}
-# The SQLite index (empty: grimoire.db beside this file when library is set
-# here, else .grimoire/grimoire.db inside the first library folder).
+# The SQLite index (empty: .grimoire/grimoire.db inside the first library
+# folder, the same however the library is named; an index that an older
+# grimoire kept beside this file as grimoire.db is still used).
 db_path = {{toml .DBPath}}
 # Files larger than this many MB are skipped and reported.
 max_file_size_mb = {{toml .MaxFileSize}}
@@ -214,13 +215,15 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 	// The library must be there already: a misspelt DIR would otherwise
 	// become an empty library. A folder for the config file alone may be
 	// made.
-	if err := (&Config{Library: roots, DBPath: filepath.Join(abs, "grimoire.db")}).requireFolders(); err != nil {
+	path := filepath.Join(abs, "grimoire.toml")
+	lib := &Config{Library: roots, file: path, libraryFromFile: true}
+	lib.DBPath, _ = lib.libraryIndex()
+	if err := lib.requireFolders(); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return fmt.Errorf("%s: %w", abs, err)
 	}
-	path := filepath.Join(abs, "grimoire.toml")
 	if _, err := os.Stat(path); err == nil && !force {
 		return (&index.Error{Code: index.Conflict, Msg: path + " already exists"}).WithHint("pass --force to overwrite it")
 	}
@@ -277,7 +280,14 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "Wrote %s.\nNext: grimoire --config %s sync   (then `grimoire --config %s mcp-config` for Claude)\n", path, shellQuote(path), shellQuote(path))
+	fmt.Fprintf(a.stdout, "Wrote %s.\n", path)
+	if exists(lib.DBPath) {
+		// Indexed before, by --library or an earlier init: the same index.
+		fmt.Fprintf(a.stdout, "The library's index is %s, built already: sync brings it up to date, and `reindex --embeddings` switches it to a new embedding model.\n", lib.DBPath)
+	} else {
+		fmt.Fprintf(a.stdout, "The library's index will be %s.\n", lib.DBPath)
+	}
+	fmt.Fprintf(a.stdout, "Next: grimoire --config %s sync   (then `grimoire --config %s mcp-config` for Claude)\n", shellQuote(path), shellQuote(path))
 	return nil
 }
 

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
 )
 
 func (a *app) listCmd() *cobra.Command {
@@ -39,7 +41,7 @@ func (a *app) listCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().StringVar(&f.Author, "author", "", "only books whose author contains this")
-	cmd.Flags().StringVar(&f.Type, "type", "", "only books of this type (markdown, text)")
+	cmd.Flags().StringVar(&f.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
 	cmd.Flags().StringVar(&f.Query, "match", "", "only books whose title or author contains this")
 	return cmd
 }

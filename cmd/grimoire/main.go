@@ -53,8 +53,10 @@ type app struct {
 	verbose     int
 
 	cfg *Config
-	log *slog.Logger
-	emb embed.Embedder // once connected
+	// indexNoted is the warning about two indexes already printed.
+	indexNoted string
+	log        *slog.Logger
+	emb        embed.Embedder // once connected
 	// parsers read the books, once a sync or watch needs them.
 	parsers *ingest.Parsers
 }
@@ -176,6 +178,12 @@ func (a *app) setup(cmd *cobra.Command) error {
 		return err
 	}
 	a.cfg = cfg
+	if cfg.indexNote != "" && cfg.indexNote != a.indexNoted {
+		// Once per process (setup runs again when sync PATH names the
+		// library): a server says it at its start, not at every call.
+		fmt.Fprintln(a.stderr, "grimoire: warning: "+cfg.indexNote)
+		a.indexNoted = cfg.indexNote
+	}
 	level := slog.LevelWarn
 	switch strings.ToLower(cfg.LogLevel) {
 	case "debug":

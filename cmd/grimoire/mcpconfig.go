@@ -45,6 +45,7 @@ and this configuration (--config, or the library folder).`,
 					args2 = append(args2, "--library", l)
 				}
 				args2 = append(args2, serveArgs...)
+				a.noteLibraryConfig()
 			}
 			if goRun {
 				a.warnGoRun(exe, args2[:len(args2)-len(serveArgs)])
@@ -57,11 +58,26 @@ and this configuration (--config, or the library folder).`,
 				quoted[i] = shellQuote(s)
 			}
 			fmt.Fprintf(a.stdout, "Claude Code:\n\n  claude mcp add grimoire -- %s %s\n", shellQuote(exe), strings.Join(quoted, " "))
+			fmt.Fprintf(a.stdout, "\nThe server reads the index %s.\n", a.cfg.DBPath)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&watch, "watch", true, "let the server keep the index in sync (serve --watch)")
 	return cmd
+}
+
+// noteLibraryConfig says, when the setup names the library by its folder,
+// that a grimoire.toml in that folder (as init writes) is not what the
+// server will read: the index is the same, but not the models.
+func (a *app) noteLibraryConfig() {
+	if len(a.cfg.Library) == 0 {
+		return
+	}
+	file := filepath.Join(a.cfg.Library[0], "grimoire.toml")
+	if file == a.cfg.file || !exists(file) {
+		return
+	}
+	fmt.Fprintf(a.stderr, "grimoire: note: the server below does not read %s, which configures this library; to use its settings, run `grimoire --config %s mcp-config` instead\n\n", file, shellQuote(file))
 }
 
 // warnGoRun says that exe is a binary `go run` built, which Claude would

@@ -16,7 +16,7 @@ func evidenceLibrary(t *testing.T, n int) (dir, lib string) {
 	t.Helper()
 	dir = t.TempDir()
 	lib = filepath.Join(dir, "Books")
-	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Books\"]\n")
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Books\"]\ndb_path = \"grimoire.db\"\n")
 	os.MkdirAll(lib, 0o755)
 	return dir, lib
 }
@@ -157,7 +157,7 @@ func TestSyncPathOutsideLibrary(t *testing.T) {
 		}
 	}
 	// A config whose library names a missing folder.
-	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Bokos\"]\n")
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Bokos\"]\ndb_path = \"grimoire.db\"\n")
 	okJSON(t, &s, dir, "sync")
 	wantCounters(t, "library names a missing folder", s, map[string]int{"removed": 0, "pruned": 0})
 	var books []bookOut

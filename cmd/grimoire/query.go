@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -23,6 +27,13 @@ with the others under "also in".`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
+			if q.Path != "" {
+				p, err := a.libraryPath(q.Path)
+				if err != nil {
+					return err
+				}
+				q.Path = p
+			}
 			lib, closeLib, err := a.openLibrary(cmd.Context())
 			if err != nil {
 				return err
@@ -68,11 +79,42 @@ with the others under "also in".`,
 	f.StringSliceVar(&q.Phrasings, "also", nil, "another phrasing of the question (repeatable)")
 	f.StringVar(&q.Book, "book", "", "only this book (slug)")
 	f.StringVar(&q.Author, "author", "", "only books whose author contains this")
-	f.StringVar(&q.Type, "type", "", "only books of this type (markdown, text)")
-	f.StringVar(&q.PathPrefix, "path", "", "only books with a file under this path")
+	f.StringVar(&q.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
+	f.StringVar(&q.Path, "path", "", "only books with this file, or a file in this folder (relative: to the library folder)")
 	f.StringVar(&q.Mode, "mode", "", "hybrid, fts or vector (default from config)")
 	f.IntVar(&q.Limit, "limit", retrieve.DefaultLimit, fmt.Sprintf("number of hits (at most %d)", retrieve.MaxLimit))
 	return cmd
+}
+
+// libraryPath makes --path absolute. A relative path is taken from the
+// current folder when that lies in the library (`--path .` in a folder of
+// books), else from the library folders: the first one that has it, or
+// the first one.
+func (a *app) libraryPath(p string) (string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	fromCwd, err := absPath(cwd, p)
+	if err != nil {
+		return "", usageError{err}
+	}
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "~") || len(a.cfg.Library) == 0 {
+		return fromCwd, nil
+	}
+	var candidates []string
+	if subtree.InAny(fromCwd, a.cfg.Library) {
+		candidates = append(candidates, fromCwd)
+	}
+	for _, root := range a.cfg.Library {
+		candidates = append(candidates, filepath.Join(root, p))
+	}
+	for _, c := range candidates {
+		if exists(c) {
+			return c, nil
+		}
+	}
+	return candidates[0], nil
 }
 
 // noMatches is what a search with no hits prints: while indexing is under

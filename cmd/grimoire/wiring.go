@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 
 	"golang.org/x/term"
@@ -46,7 +48,14 @@ func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, er
 	if err := a.cfg.requireFolders(); err != nil {
 		return nil, err
 	}
-	return index.OpenWriter(ctx, a.cfg.DBPath, command)
+	w, err := index.OpenWriter(ctx, a.cfg.DBPath, command)
+	if errors.Is(err, fs.ErrPermission) && !exists(a.cfg.DBPath) {
+		// The index lives in the library folder unless db_path says
+		// otherwise: a library on a read-only share needs it elsewhere.
+		return nil, &index.Error{Code: index.CodeOf(err), Msg: err.Error(),
+			Hint: "set db_path in grimoire.toml (or GRIMOIRE_DB_PATH) to keep the index in a folder you can write"}
+	}
+	return w, err
 }
 
 // openLibrary opens the index read-only with a searcher, checking that the

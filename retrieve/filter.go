@@ -1,0 +1,137 @@
+package retrieve
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/suggest"
+)
+
+// checkType returns the type filter typ as the index stores types (lower
+// case), or an Invalid error that names the types when none of types is
+// typ. Without types nothing is checked.
+func checkType(typ string, types []string) (string, error) {
+	t := strings.ToLower(strings.TrimSpace(typ))
+	if t == "" || len(types) == 0 || slices.Contains(types, t) {
+		return t, nil
+	}
+	msg := fmt.Sprintf("unknown type %.40q", typ)
+	if near := suggest.Closest(t, types, 1); len(near) > 0 {
+		msg += ": did you mean " + suggest.List(near) + "?"
+	}
+	return "", (&index.Error{Code: index.Invalid, Msg: msg}).WithHint("the types are " + strings.Join(types, ", "))
+}
+
+// checkSelects returns a NotFound error when the filters of f select no
+// book, ready or not, saying which filter leaves none: an author no book
+// has (with the nearest authors), a type no book is of (with those the
+// library holds), a path no book file is at or under. Filters that each
+// select books but none together are named together. A search would
+// otherwise only find "no matches", as if the question were the trouble.
+func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
+	if f.Author == "" && f.Type == "" && f.Path == "" {
+		return nil
+	}
+	f.ReadyOnly = false
+	if n, err := count(ctx, db, f); err != nil || n > 0 {
+		return err
+	}
+	books, err := db.Books(ctx, index.BookFilter{})
+	if err != nil {
+		return err
+	}
+	var why []string
+	if f.Author != "" {
+		if n, err := count(ctx, db, index.BookFilter{Author: f.Author}); err != nil {
+			return err
+		} else if n == 0 {
+			why = append(why, noAuthor(f.Author, books))
+		}
+	}
+	if f.Type != "" {
+		if n, err := count(ctx, db, index.BookFilter{Type: f.Type}); err != nil {
+			return err
+		} else if n == 0 {
+			why = append(why, noType(f.Type, books))
+		}
+	}
+	if f.Path != "" {
+		if n, err := count(ctx, db, index.BookFilter{Path: f.Path}); err != nil {
+			return err
+		} else if n == 0 {
+			why = append(why, fmt.Sprintf("no book has a file at or under %s", f.Path))
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, "no book matches "+describe(f)+" together")
+	}
+	return (&index.Error{Code: index.NotFound, Msg: strings.Join(why, "; ")}).
+		WithHint("list_books (or `grimoire list`) shows each book's author and type")
+}
+
+func count(ctx context.Context, db *index.DB, f index.BookFilter) (int, error) {
+	ids, err := db.BookIDs(ctx, f)
+	return len(ids), err
+}
+
+// noAuthor says that no book's author contains author, with the authors
+// nearest to it.
+func noAuthor(author string, books []index.Book) string {
+	msg := fmt.Sprintf("no book's author contains %.80q", author)
+	// Compared in lower case, as the filter is; suggested as written.
+	written := make(map[string]string)
+	var names []string
+	for _, b := range books {
+		for _, a := range b.Authors {
+			l := strings.ToLower(a)
+			if _, ok := written[l]; !ok {
+				written[l] = a
+				names = append(names, l)
+			}
+		}
+	}
+	near := suggest.Closest(strings.ToLower(author), names, 3)
+	if len(near) == 0 {
+		return msg
+	}
+	for i, n := range near {
+		near[i] = written[n]
+	}
+	return msg + ": did you mean " + suggest.List(near) + "?"
+}
+
+// noType says that no book is of type typ, and which types the books are.
+func noType(typ string, books []index.Book) string {
+	var have []string
+	for _, b := range books {
+		if !slices.Contains(have, b.SourceType) {
+			have = append(have, b.SourceType)
+		}
+	}
+	slices.Sort(have)
+	if len(have) == 0 {
+		return fmt.Sprintf("no book is of type %s: the library holds no book yet", typ)
+	}
+	return fmt.Sprintf("no book is of type %s (the library holds %s)", typ, strings.Join(have, ", "))
+}
+
+// describe names the filters of f for a message.
+func describe(f index.BookFilter) string {
+	var parts []string
+	if f.Slug != "" {
+		parts = append(parts, "book "+f.Slug)
+	}
+	if f.Author != "" {
+		parts = append(parts, fmt.Sprintf("author %.80q", f.Author))
+	}
+	if f.Type != "" {
+		parts = append(parts, "type "+f.Type)
+	}
+	if f.Path != "" {
+		parts = append(parts, "path "+f.Path)
+	}
+	return strings.Join(parts, ", ")
+}
