@@ -206,6 +206,11 @@ func (a *app) watchWhenFree(ctx context.Context) {
 		}
 		opts, err := a.syncerOptions(ctx, w)
 		if err == nil {
+			// stdout is the MCP channel: what the watch does goes to
+			// stderr, with the logs.
+			log := a.watchLog(a.stderr)
+			opts.Reconcile.Changed = log.reconciled
+			opts.Ingest.Finished = log.ingested
 			err = syncer.Watch(ctx, w, opts)
 		}
 		w.Close()

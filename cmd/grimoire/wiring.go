@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-
-	"golang.org/x/term"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
@@ -134,10 +131,4 @@ func (a *app) bookParsers() *ingest.Parsers {
 		a.parsers = ingest.NewParsers(a.log)
 	}
 	return a.parsers
-}
-
-// stderrIsTerminal reports whether progress may be drawn.
-func (a *app) stderrIsTerminal() bool {
-	f, ok := a.stderr.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }
