@@ -82,14 +82,19 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		if err := a.cfg.requireLibrary(); err != nil {
 			return err
 		}
+	}
+	if err := a.waitForIndex(ctx); err != nil {
+		return err
+	}
+	if f.watch {
+		// Only now: waitForIndex may take the writer for a moment to
+		// create the index, and a watch that found it taken would wait
+		// half a minute before it tried again.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			a.watchWhenFree(ctx)
 		}()
-	}
-	if err := a.waitForIndex(ctx); err != nil {
-		return err
 	}
 	lib, closeLib, err := a.openLibrary(ctx)
 	if err != nil {
