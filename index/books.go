@@ -254,7 +254,8 @@ SELECT p.id, p.slug FROM book b JOIN book p ON p.id = b.replaces WHERE b.id = ?`
 	if !prevID.Valid {
 		return 0, nil
 	}
-	pruned, err := t.prune(ctx, `AND b.id = ?`, prevID.Int64)
+	gone, err := t.prune(ctx, `AND b.id = ?`, prevID.Int64)
+	pruned := len(gone)
 	if err != nil || pruned == 0 {
 		return pruned, err
 	}

@@ -283,30 +283,52 @@ ORDER BY m.hash`)
 }
 
 // Prune deletes every book that no file holds, except one that still answers
-// for a file whose new content is being ingested. It returns the number of
-// books deleted.
-func (t *Tx) Prune(ctx context.Context) (int, error) { return t.prune(ctx, "") }
+// for a file whose new content is being ingested. It returns the books
+// deleted (their hash, slug and title), for a caller that says what went.
+func (t *Tx) Prune(ctx context.Context) ([]Book, error) { return t.prune(ctx, "") }
 
 // prune deletes the books that Prune would, narrowed by an extra condition
 // on b.
-func (t *Tx) prune(ctx context.Context, cond string, args ...any) (int, error) {
-	res, err := t.tx.ExecContext(ctx, `
+func (t *Tx) prune(ctx context.Context, cond string, args ...any) ([]Book, error) {
+	rows, err := t.tx.QueryContext(ctx, `
 DELETE FROM book WHERE id IN (
 	SELECT b.id FROM book b
 	WHERE NOT EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash)
 	  AND NOT EXISTS (SELECT 1 FROM book s WHERE s.replaces = b.id AND s.status IN ('pending', 'parsed'))
 	  `+cond+`
-)`, args...)
+) RETURNING id, hash, slug, title`, args...)
 	if err != nil {
-		return 0, fmt.Errorf("prune books: %w", err)
+		return nil, fmt.Errorf("prune books: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
+	var gone []Book
+	for rows.Next() {
+		var b Book
+		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("prune books: %w", err)
+		}
+		gone = append(gone, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("prune books: %w", err)
+	}
+	if len(gone) > 0 {
 		if err := t.bumpVectorGeneration(ctx); err != nil {
-			return 0, fmt.Errorf("prune books: %w", err)
+			return nil, fmt.Errorf("prune books: %w", err)
 		}
 	}
-	return int(n), nil
+	return gone, nil
+}
+
+// BookOf returns the book of content h, with its paths; false when the
+// index has none (new content not yet given a book, or excluded content).
+func (t *Tx) BookOf(ctx context.Context, h Hash) (Book, bool, error) {
+	books, err := queryBooksTx(ctx, t.tx, `WHERE b.hash = ?`, h)
+	if err != nil || len(books) == 0 {
+		return Book{}, false, err
+	}
+	return books[0], true, nil
 }
 
 // Excluded reports whether the user deleted the content h.

@@ -144,8 +144,8 @@ func remove(t *testing.T, w *Writer, path string) int {
 		if err := tx.RemoveFile(context.Background(), path); err != nil {
 			return err
 		}
-		var err error
-		pruned, err = tx.Prune(context.Background())
+		gone, err := tx.Prune(context.Background())
+		pruned = len(gone)
 		return err
 	})
 	if err != nil {

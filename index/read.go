@@ -180,6 +180,19 @@ func (d *DB) Book(ctx context.Context, slug string) (Book, error) {
 	return bookBySlug(ctx, d.db, slug)
 }
 
+// BookByID returns book id with its counts and paths; NotFound when it is
+// gone (pruned, or replaced while it was ingested).
+func (d *DB) BookByID(ctx context.Context, id int64) (Book, error) {
+	books, err := d.queryBooks(ctx, `WHERE b.id = ?`, id)
+	if err != nil {
+		return Book{}, err
+	}
+	if len(books) == 0 {
+		return Book{}, Errorf(NotFound, "book %d is gone", id)
+	}
+	return books[0], nil
+}
+
 // Outline returns the chapters of book id with their sections (without
 // text).
 func (d *DB) Outline(ctx context.Context, id int64) ([]Chapter, error) {

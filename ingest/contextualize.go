@@ -22,6 +22,8 @@ func (p *pipeline) contextualize(ctx context.Context, b index.Book) error {
 		return err
 	}
 	c := p.opts.Context
+	p.progress.ChunksDone, p.progress.ChunksTotal = 0, b.Chunks
+	p.at(StageContexts)
 	err = p.parallel(ctx, len(sections), func(ctx context.Context, i int) error {
 		s := sections[i]
 		summary, err := c.SummarizeSection(ctx, b.Title, headingPath(b.Title, s.Chapter, s.Title), s.Text)
@@ -38,7 +40,6 @@ func (p *pipeline) contextualize(ctx context.Context, b index.Book) error {
 	if err != nil {
 		return err
 	}
-	p.progress.ChunksTotal = b.Chunks
 	for {
 		chunks, err := p.w.ChunksToContextualize(ctx, b.ID, 8*p.opts.ContextConcurrency)
 		if err != nil {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"path/filepath"
@@ -117,6 +118,13 @@ func (r Registry) TypeOf(path string) string {
 		}
 	}
 	return ""
+}
+
+// hasMagic reports whether data starts as the format's content does, as
+// far as the first kilobyte tells (PDF readers accept "%PDF-" anywhere in
+// it); a format without magic reads anything.
+func (f Format) hasMagic(data []byte) bool {
+	return f.Magic == "" || bytes.Contains(data[:min(len(data), 1024)], []byte(f.Magic))
 }
 
 // lookup returns the format of type typ, and false when none has it.

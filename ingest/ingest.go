@@ -51,8 +51,13 @@ type Options struct {
 	EmbedBatch int
 	// ParseTimeout bounds the parsing of one book; default 10 minutes.
 	ParseTimeout time.Duration
-	// Progress, when set, is told about each book's progress.
+	// Progress, when set, is told about each book's progress: each stage
+	// as it starts, and each batch of chunks. It is called from the run's
+	// goroutine.
 	Progress func(Progress)
+	// Finished, when set, is told of each book that is ready or failed,
+	// once it is stored, and of each book that could not be read.
+	Finished func(Outcome)
 	Logger   *slog.Logger
 }
 
@@ -62,11 +67,52 @@ const DefaultContextConcurrency = 2
 
 // Progress reports how far an ingest run is.
 type Progress struct {
-	Book        string // title or file name of the book in work
-	BooksDone   int
-	BooksTotal  int
+	Book  string // title or file name of the book in work
+	Stage Stage
+	// Format is the book's format while it is parsed, and the format whose
+	// parser starts (StageStarting).
+	Format     string
+	Size       int64 // of the book in work, in bytes
+	BooksDone  int
+	BooksTotal int
+	// BytesDone and BytesTotal measure the run by the size of its books'
+	// files: those done, and the share of the book in work that is
+	// embedded. They make a steadier measure than books, which differ in
+	// size by a thousand times.
+	BytesDone   int64
+	BytesTotal  int64
 	ChunksDone  int // of the book in work
 	ChunksTotal int
+}
+
+// Stage is what a run is doing.
+type Stage string
+
+const (
+	// StageStarting: the parser of Format starts, which takes a while
+	// the first time (PDFium, on the first PDF a process reads).
+	StageStarting Stage = "starting"
+	StageParsing  Stage = "parsing"
+	// StageContexts: a language model writes the chunks' contexts.
+	StageContexts  Stage = "contexts"
+	StageEmbedding Stage = "embedding"
+	// StageStatistics: the run is over; the index's statistics are
+	// brought up to date.
+	StageStatistics Stage = "statistics"
+)
+
+// Outcome is what became of a book in a run.
+type Outcome struct {
+	// Book is the book as the index holds it now (its slug, title, chunk
+	// count and paths); a book that failed, as it was.
+	Book index.Book
+	// Replaced: the book took the place of the older version of its file,
+	// which is gone now (an edited file).
+	Replaced bool
+	// Failures say why the book failed or was not read; none when it is
+	// ready. A book not read is still pending: the next reconcile looks
+	// at its file again.
+	Failures []index.Failure
 }
 
 // Result is what an ingest run did.
@@ -132,12 +178,18 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		defer opts.Parsers.Close()
 	}
 	p := &pipeline{w: w, opts: opts, formats: Formats(), log: log, res: &res}
+	var total int64
+	for _, b := range books {
+		total += b.Size
+	}
 	for i, b := range books {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		p.progress = Progress{Book: b.Title, BooksDone: i, BooksTotal: len(books)}
-		if err := p.book(ctx, b); err != nil {
+		p.progress = Progress{Book: b.Title, Size: b.Size, BooksDone: i, BooksTotal: len(books), BytesDone: p.doneBytes, BytesTotal: total}
+		err := p.book(ctx, b)
+		p.doneBytes += b.Size
+		if err != nil {
 			if p.vanished(ctx, b) {
 				continue
 			}
@@ -147,6 +199,8 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if err := p.flush(ctx); err != nil {
 		return res, err
 	}
+	p.progress = Progress{Stage: StageStatistics, BooksDone: len(books), BooksTotal: len(books), BytesDone: total, BytesTotal: total}
+	p.report()
 	return res, nil
 }
 
@@ -156,7 +210,9 @@ type pipeline struct {
 	formats  Registry
 	log      *slog.Logger
 	progress Progress
-	res      *Result
+	// doneBytes is the size of the books the run is done with.
+	doneBytes int64
+	res       *Result
 	// batch holds small books, parsed and embedded, that are stored
 	// together in one transaction: most of the cost of a small book is
 	// the transactions, not the work.
@@ -174,9 +230,44 @@ type prepared struct {
 	vecs [][]float32
 }
 
+// report tells Options.Progress where the run is, counting the embedded
+// share of the book in work towards BytesDone.
 func (p *pipeline) report() {
-	if p.opts.Progress != nil {
-		p.opts.Progress(p.progress)
+	if p.opts.Progress == nil {
+		return
+	}
+	pr := p.progress
+	if pr.ChunksTotal > 0 && pr.Stage == StageEmbedding {
+		pr.BytesDone += pr.Size * int64(min(pr.ChunksDone, pr.ChunksTotal)) / int64(pr.ChunksTotal)
+	}
+	p.opts.Progress(pr)
+}
+
+// at reports that the book in work has reached stage.
+func (p *pipeline) at(stage Stage) {
+	p.progress.Stage = stage
+	p.report()
+}
+
+// finished tells Options.Finished that book id is stored, ready.
+// replaced: it took its old version's place.
+func (p *pipeline) finished(ctx context.Context, id int64, replaced bool) {
+	if p.opts.Finished == nil {
+		return
+	}
+	b, err := p.w.BookByID(ctx, id)
+	if err != nil {
+		// Pruned meanwhile by a reconcile beside the run: its successor
+		// is queued and will be told of.
+		return
+	}
+	p.opts.Finished(Outcome{Book: b, Replaced: replaced})
+}
+
+// failed tells Options.Finished that book b failed or was not read.
+func (p *pipeline) failed(b index.Book, failures []index.Failure) {
+	if p.opts.Finished != nil {
+		p.opts.Finished(Outcome{Book: b, Failures: failures})
 	}
 }
 
@@ -226,6 +317,7 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 	}
 	p.res.Ingested++
 	p.res.Pruned += pruned
+	p.finished(ctx, b.ID, pruned > 0)
 	return nil
 }
 
@@ -242,12 +334,14 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 			return nil, ctx.Err()
 		}
 		// Not the book's fault: the file changed or vanished since it
-		// was scanned. The next reconcile sorts it out.
-		p.log.Info("book not read", "book", b.Slug, "reason", err)
-		p.res.Failures = append(p.res.Failures, index.Failure{Path: path, Error: err.Error()})
+		// was scanned. The next reconcile sorts it out. The run's
+		// failures report it; the log only traces it.
+		p.log.Debug("book not read", "book", b.Slug, "reason", err)
+		f := index.Failure{Path: path, Error: err.Error()}
+		p.res.Failures = append(p.res.Failures, f)
+		p.failed(b, []index.Failure{f})
 		return nil, nil
 	}
-	p.report()
 	start := time.Now()
 	d, typ, failures := p.parseAny(ctx, b, files, data)
 	if d == nil {
@@ -263,7 +357,8 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 			reason = strings.Join(parts, "; ")
 		}
 		for _, f := range failures {
-			p.log.Warn("book failed", "path", f.Path, "reason", f.Error)
+			// The run's failures report it; the log only traces it.
+			p.log.Debug("book failed", "path", f.Path, "reason", f.Error)
 		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
 		if ferr != nil {
@@ -272,6 +367,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		p.res.Failed++
 		p.res.Pruned += pruned
 		p.res.Failures = append(p.res.Failures, failures...)
+		p.failed(b, failures)
 		return nil, nil
 	}
 	path = pathOfType(files, typ, path)
@@ -322,6 +418,14 @@ func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.Fil
 	var failures []index.Failure
 	for _, typ := range p.formats.order(files, b.SourceType) {
 		f, _ := p.formats.lookup(typ) // zero for a type no format has, which Parse refuses
+		p.progress.Format = typ
+		if f.hasMagic(data) {
+			// A slow start (PDFium compiling) is a stage of its own, not
+			// a part of this book's parse and its time limit. A file that
+			// is not of the format does not start it.
+			p.opts.Parsers.Start(ctx, typ, func() { p.at(StageStarting) })
+		}
+		p.at(StageParsing)
 		pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
 		d, err := p.opts.Parsers.Parse(pctx, typ, data)
 		cancel()
@@ -366,6 +470,9 @@ func (p *pipeline) addSmall(ctx context.Context, pr prepared) error {
 		}
 	}
 	if len(texts) > 0 {
+		p.progress.Book = pr.meta.Title
+		p.progress.ChunksDone, p.progress.ChunksTotal = 0, len(pr.layout.chunks)
+		p.at(StageEmbedding)
 		vecs, err := EmbedAll(ctx, p.opts.Embedder, texts)
 		if err != nil {
 			return fmt.Errorf("embed %q: %w", pr.meta.Title, err)
@@ -373,6 +480,8 @@ func (p *pipeline) addSmall(ctx context.Context, pr prepared) error {
 		for j, i := range at {
 			pr.vecs[i] = vecs[j]
 		}
+		p.progress.ChunksDone = len(pr.layout.chunks)
+		p.report()
 	}
 	p.batch = append(p.batch, pr)
 	p.batchChunks += len(pr.layout.chunks)
@@ -397,21 +506,23 @@ func (p *pipeline) flush(ctx context.Context) error {
 		}
 		return t.FinishBook(ctx, pr.book.ID)
 	}
-	pruned := 0
+	pruned := make([]int, len(batch))
 	err := p.w.Update(ctx, func(t *index.Tx) error {
-		pruned = 0
-		for _, pr := range batch {
+		for i, pr := range batch {
 			n, err := store(t, pr)
 			if err != nil {
 				return err
 			}
-			pruned += n
+			pruned[i] = n
 		}
 		return nil
 	})
 	if err == nil {
 		p.res.Ingested += len(batch)
-		p.res.Pruned += pruned
+		for i, pr := range batch {
+			p.res.Pruned += pruned[i]
+			p.finished(ctx, pr.book.ID, pruned[i] > 0)
+		}
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -432,15 +543,17 @@ func (p *pipeline) flush(ctx context.Context) error {
 		}
 		p.res.Ingested++
 		p.res.Pruned += n
+		p.finished(ctx, pr.book.ID, n > 0)
 	}
 	return nil
 }
 
 // embed embeds the book's remaining chunks, one committed batch at a time.
 func (p *pipeline) embed(ctx context.Context, b index.Book) error {
+	p.progress.Stage = StageEmbedding
 	p.progress.ChunksTotal = b.Chunks
 	p.progress.ChunksDone = 0
-	for {
+	for first := true; ; first = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -451,8 +564,10 @@ func (p *pipeline) embed(ctx context.Context, b index.Book) error {
 		if len(chunks) == 0 {
 			return nil
 		}
-		if p.progress.ChunksDone == 0 && b.Chunks > 0 {
+		if first {
+			// A resumed book has its first chunks embedded already.
 			p.progress.ChunksDone = max(0, chunks[0].Index)
+			p.at(StageEmbedding)
 		}
 		texts := make([]string, len(chunks))
 		ids := make([]int64, len(chunks))

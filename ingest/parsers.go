@@ -63,6 +63,33 @@ func (ps *Parsers) parse(ctx context.Context, typ string, data []byte) (d *doc.D
 	return p.Parse(ctx, data)
 }
 
+// starter is a parser with a slow start: PDFium compiles on first use.
+type starter interface {
+	// Started reports whether Start has run (or failed: a second try
+	// would fail the same way).
+	Started() bool
+	// Start starts the parser; it returns at once once started, with the
+	// error of a start that failed.
+	Start(ctx context.Context) error
+}
+
+// Start starts the parser of typ when it has a slow start and has not
+// started yet, calling starting first so that the caller can say what
+// the wait is. A start that fails is not reported here: the parse that
+// follows fails with its error.
+func (ps *Parsers) Start(ctx context.Context, typ string, starting func()) {
+	p, err := ps.parser(typ)
+	if err != nil {
+		return
+	}
+	s, ok := p.(starter)
+	if !ok || s.Started() {
+		return
+	}
+	starting()
+	s.Start(ctx)
+}
+
 // parser returns the parser of format typ, making it on first use.
 func (ps *Parsers) parser(typ string) (parser, error) {
 	ps.mu.Lock()

@@ -72,6 +72,8 @@ type put struct {
 	// prev is the content the path held before; zero for a new path.
 	prev index.Hash
 	kind putKind
+	// from is the path a moved file was at.
+	from string
 }
 
 // fate is what becomes of the row of a file that is gone.
@@ -88,6 +90,7 @@ const (
 
 type goneRow struct {
 	path string
+	hash index.Hash
 	fate fate
 }
 
@@ -189,7 +192,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 			pt.prev, pt.kind = row.Hash, restat
 		case had:
 			pt.prev, pt.kind = row.Hash, changed
-		case takeMove(goneByHash, h.hash, consumed):
+		case takeMove(goneByHash, h.hash, consumed, &pt.from):
 			pt.kind = moved
 		default:
 			pt.kind = added
@@ -205,7 +208,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 	}
 	p.removals = s.judgeRemovals(removals, sv.rows, sv.walk.roots, sv.known)
 	for _, f := range sf.gone {
-		g := goneRow{path: f.Path, fate: removed}
+		g := goneRow{path: f.Path, hash: f.Hash, fate: removed}
 		switch {
 		case consumed[f.Path]:
 			g.fate = moveSource
@@ -253,11 +256,13 @@ func (s *scanner) rootChanges(sv survey, removals removalPlan) (trust []trustedR
 	return trust, forget
 }
 
-// takeMove pairs a new path with a vanished path of the same content.
-func takeMove(goneByHash map[index.Hash][]string, h index.Hash, consumed map[string]bool) bool {
+// takeMove pairs a new path with a vanished path of the same content, and
+// sets from to it.
+func takeMove(goneByHash map[index.Hash][]string, h index.Hash, consumed map[string]bool, from *string) bool {
 	for _, p := range goneByHash[h] {
 		if !consumed[p] {
 			consumed[p] = true
+			*from = p
 			return true
 		}
 	}

@@ -49,7 +49,12 @@ type Options struct {
 	Prune bool
 	// Progress, when set, is called as files are hashed.
 	Progress func(done, total int)
-	Logger   *slog.Logger
+	// Changed, when set, is told of each change a pass wrote (moves,
+	// copies, removals), each hold and each file it could not take, once
+	// the pass has written them. A pass that fails part-way tells of the
+	// changes it committed.
+	Changed func(Change)
+	Logger  *slog.Logger
 }
 
 // Formats tells books from the other files of a library.
@@ -193,33 +198,81 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 	}
 	p := s.decide(sv, sf, rr)
 	out.Holds = p.removals.holds()
-	if err := s.write(ctx, p, &out); err != nil {
+	changes, err := s.write(ctx, p, &out)
+	s.tell(changes)
+	if err != nil {
 		return out, err
 	}
 	for _, pr := range p.problems {
 		out.Failures = append(out.Failures, index.Failure{Path: pr.path, Error: pr.reason})
-		s.log.Warn("skipped", "path", pr.path, "reason", pr.reason)
+		// The run's failures are the report; the log only traces them.
+		s.log.Debug("skipped", "path", pr.path, "reason", pr.reason)
+		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
+	}
+	for _, h := range out.Holds {
+		s.tell([]Change{{Kind: Held, Path: h.Root, Files: h.Files, Reason: h.Reason}})
 	}
 	return out, nil
 }
 
+// tell hands changes to Options.Changed.
+func (s *scanner) tell(changes []Change) {
+	if s.opts.Changed == nil {
+		return
+	}
+	for _, ch := range changes {
+		s.opts.Changed(ch)
+	}
+}
+
 // write applies a plan in short transactions and counts what it did:
 // new and changed paths first, removals last, so that a delete and a
-// create in the same pass pair up as a move.
-func (s *scanner) write(ctx context.Context, p plan, out *Result) error {
+// create in the same pass pair up as a move. It returns the changes it
+// committed.
+func (s *scanner) write(ctx context.Context, p plan, out *Result) ([]Change, error) {
+	var changes []Change
 	err := inBatches(p.puts, s.opts.BatchSize, func(batch []put) error {
-		return s.w.Update(ctx, func(t *index.Tx) error { return writePuts(ctx, t, batch, &out.Counters) })
+		var got []Change
+		err := s.w.Update(ctx, func(t *index.Tx) error {
+			got = got[:0]
+			return writePuts(ctx, t, batch, &out.Counters, &got)
+		})
+		if err == nil {
+			changes = append(changes, got...)
+		}
+		return err
 	})
 	if err != nil {
-		return err
+		return changes, err
 	}
+	hashOf := make(map[string]index.Hash)
 	err = inBatches(p.gone, s.opts.BatchSize, func(batch []goneRow) error {
-		return s.w.Update(ctx, func(t *index.Tx) error { return writeGone(ctx, t, batch, &out.Counters) })
+		var got []Change
+		err := s.w.Update(ctx, func(t *index.Tx) error {
+			got = got[:0]
+			return writeGone(ctx, t, batch, &out.Counters, &got)
+		})
+		if err == nil {
+			changes = append(changes, got...)
+			for _, g := range batch {
+				hashOf[g.path] = g.hash
+			}
+		}
+		return err
 	})
 	if err != nil {
-		return err
+		return changes, err
 	}
-	return s.w.Update(ctx, func(t *index.Tx) error { return s.writeRest(ctx, t, p, &out.Counters) })
+	var pruned []index.Book
+	err = s.w.Update(ctx, func(t *index.Tx) error {
+		var err error
+		pruned, err = s.writeRest(ctx, t, p, &out.Counters)
+		return err
+	})
+	if err == nil {
+		removedBooks(changes, pruned, hashOf)
+	}
+	return changes, err
 }
 
 // inBatches calls fn with consecutive slices of items of at most size.
@@ -233,7 +286,7 @@ func inBatches[T any](items []T, size int, fn func([]T) error) error {
 }
 
 // writePuts writes file rows.
-func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters) error {
+func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters, changes *[]Change) error {
 	for _, p := range batch {
 		created, err := t.PutFile(ctx, p.file, p.prev)
 		if err != nil {
@@ -246,8 +299,9 @@ func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters)
 			c.Changed++
 		case moved:
 			c.Moved++
+			*changes = append(*changes, Change{Kind: Moved, Path: p.file.Path, From: p.from})
 		case added:
-			if err := countAdded(ctx, t, p.file.Hash, created, c); err != nil {
+			if err := countAdded(ctx, t, p.file, created, c, changes); err != nil {
 				return err
 			}
 		}
@@ -257,26 +311,36 @@ func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters)
 
 // countAdded counts a new path as a new book, or else as a copy of a
 // known one or excluded content.
-func countAdded(ctx context.Context, t *index.Tx, h index.Hash, created bool, c *index.Counters) error {
+func countAdded(ctx context.Context, t *index.Tx, f index.File, created bool, c *index.Counters, changes *[]Change) error {
 	if created {
 		c.New++
 		return nil
 	}
-	excluded, err := t.Excluded(ctx, h)
+	excluded, err := t.Excluded(ctx, f.Hash)
 	if err != nil {
 		return err
 	}
 	if excluded {
 		c.Excluded++
-	} else {
-		c.Copied++
+		*changes = append(*changes, Change{Kind: Excluded, Path: f.Path})
+		return nil
 	}
+	c.Copied++
+	b, ok, err := t.BookOf(ctx, f.Hash)
+	if err != nil {
+		return err
+	}
+	ch := Change{Kind: Copied, Path: f.Path}
+	if ok {
+		ch.Book = &b
+	}
+	*changes = append(*changes, ch)
 	return nil
 }
 
 // writeGone removes the rows of files that are gone, but for those whose
 // removal is held.
-func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Counters) error {
+func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Counters, changes *[]Change) error {
 	for _, g := range batch {
 		if g.fate == held {
 			c.Held++
@@ -287,6 +351,7 @@ func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Count
 		}
 		if g.fate == removed {
 			c.Removed++
+			*changes = append(*changes, Change{Kind: Removed, Path: g.path})
 		}
 	}
 	return nil
@@ -294,10 +359,10 @@ func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Count
 
 // writeRest gives new content its books, records the pass's issues and
 // what it learnt of each folder, and prunes what no file holds any more.
-func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.Counters) error {
+func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.Counters) ([]index.Book, error) {
 	n, err := t.EnsureBooks(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.New += n
 	keep := make(map[string]bool)
@@ -305,31 +370,31 @@ func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.C
 		if pr.persistent {
 			keep[pr.path] = true
 			if err := t.RecordIssue(ctx, pr.path, pr.reason); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	if err := t.ClearIssues(ctx, p.issueScope, keep); err != nil {
-		return err
+		return nil, err
 	}
 	for root, reason := range p.removals.held {
 		if err := t.HoldRemovals(ctx, root, reason, p.removals.counts[root]); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, r := range p.trust {
 		if err := t.TrustRoot(ctx, r.path, r.id); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, root := range p.forget {
 		if err := t.ForgetRoot(ctx, root); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	pruned, err := t.Prune(ctx)
-	c.Pruned += pruned
-	return err
+	c.Pruned += len(pruned)
+	return pruned, err
 }
 
 // msgSettling is logged (debug) before the hasher waits for a just-written

@@ -65,8 +65,10 @@ func Sync(ctx context.Context, w *index.Writer, opts Options, kind string, scope
 	return run, err
 }
 
+// reconcileOnce reconciles scope (nil: every root) and adds what it did to
+// run. Holds and failures are the run's to report, and Reconcile.Changed's
+// as they come: they are not logged as well.
 func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []string, run *index.Run) error {
-	log := opts.log()
 	var res reconcile.Result
 	var err error
 	if scope != nil {
@@ -77,9 +79,6 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 	run.Counters.Add(res.Counters)
 	run.Failures = append(run.Failures, res.Failures...)
 	run.Holds = append(run.Holds, res.Holds...)
-	for _, h := range res.Holds {
-		log.Warn("removals held back", "folder", h.Root, "files", h.Files, "reason", h.Reason)
-	}
 	return err
 }
 

@@ -177,7 +177,7 @@ where it stopped.`,
 					return err
 				}
 				prog := a.newProgress()
-				n, err := ingest.Reembed(ctx, w, emb, 0, func(done, total int) { prog.set("re-embedding", done, total) })
+				n, err := ingest.Reembed(ctx, w, emb, 0, func(done, total int) { prog.counted("re-embedding", done, total, "chunk") })
 				prog.done()
 				if err != nil {
 					return err

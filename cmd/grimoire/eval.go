@@ -235,14 +235,18 @@ func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) 
 	}
 	var bm *eval.BM25
 	var recs []eval.Record
-	for _, mode := range o.modes {
+	prog := a.newProgress()
+	defer prog.done()
+	for m, mode := range o.modes {
 		if mode == eval.ModeBM25 && bm == nil {
+			prog.note("indexing", "the plain BM25 baseline")
 			if bm, err = eval.NewBM25(ctx, col.Docs); err != nil {
 				return nil, err
 			}
 			defer bm.Close()
 		}
-		for _, q := range col.Queries {
+		for i, q := range col.Queries {
+			prog.querying(mode, m*len(col.Queries)+i, len(o.modes)*len(col.Queries))
 			var top10, top100 []string
 			var noMatch *bool
 			if mode == eval.ModeBM25 {
@@ -355,6 +359,18 @@ func (a *app) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error
 		return nil, nil, err
 	}
 	fmt.Fprintf(a.stderr, "grimoire: indexed %s in %.1fs (%d failed)\n", plural(run.Ingested, "book"), time.Since(start).Seconds(), run.Failed)
+	for _, f := range run.Failures {
+		fmt.Fprintf(a.stderr, "  %s: %s\n", field(f.Path), field(f.Error))
+	}
+	return a.openPrepared(ctx)
+}
+
+// openPrepared opens the library for searching with its vectors loaded,
+// saying so on a terminal: loading takes seconds on a large library.
+func (a *app) openPrepared(ctx context.Context) (*retrieve.Library, func(), error) {
+	prog := a.newProgress()
+	defer prog.done()
+	prog.note("loading", "the index's vectors")
 	lb, closeLib, err := a.openLibrary(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -364,6 +380,12 @@ func (a *app) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error
 		return nil, nil, err
 	}
 	return lb, closeLib, nil
+}
+
+// querying shows that the eval runs query done of total, in mode.
+func (p *progress) querying(mode string, done, total int) {
+	p.show(progressLine{step: "querying", done: int64(done), total: int64(total),
+		count: fmt.Sprintf("%s/%s", grouped(done), plural(total, "query")), now: "mode " + mode})
 }
 
 // rankDocs searches and returns the distinct documents of the hits, best
@@ -427,8 +449,11 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 	}
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	var recs []eval.Record
-	for _, mode := range modes {
+	prog := a.newProgress()
+	defer prog.done()
+	for m, mode := range modes {
 		for i, g := range gold {
+			prog.querying(mode, m*len(gold)+i, len(modes)*len(gold))
 			id := fmt.Sprintf("%d", i+1)
 			rel := make(map[string]int)
 			fine := false

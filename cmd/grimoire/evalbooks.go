@@ -31,12 +31,7 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 		a.cfg.DBPath = filepath.Join(o.workdir, "grimoire.db")
 		lb, closeLib, err = a.syncAndOpen(ctx)
 	} else {
-		lb, closeLib, err = a.openLibrary(ctx)
-		if err == nil {
-			if err = lb.Searcher.Prepare(ctx); err != nil {
-				closeLib()
-			}
-		}
+		lb, closeLib, err = a.openPrepared(ctx)
 	}
 	if err != nil {
 		return nil, err
@@ -49,13 +44,16 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 			judges[i] = eval.NewBookJudge(q)
 		}
 	}
-	if err := a.checkAnswerable(ctx, lb, qs, judges); err != nil {
+	prog := a.newProgress()
+	defer prog.done()
+	if err := a.checkAnswerable(ctx, lb, qs, judges, prog); err != nil {
 		return nil, err
 	}
 	name := strings.TrimSuffix(filepath.Base(o.books), filepath.Ext(o.books))
 	var recs []eval.Record
-	for _, mode := range o.modes {
+	for m, mode := range o.modes {
 		for i, q := range qs {
+			prog.querying(mode, m*len(qs)+i, len(o.modes)*len(qs))
 			hits, err := search(ctx, lb, q.Question, mode, booksLimit)
 			if err != nil {
 				return nil, fmt.Errorf("question %s: %w", q.ID, err)
@@ -96,7 +94,8 @@ func passages(hits []retrieve.HitView) []eval.Passage {
 // passage holds a quote (a chunk boundary or the text extraction cuts it
 // up). Those questions count as missed in every mode; the warning tells a
 // miss that search can fix from one it cannot.
-func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []eval.BookQuestion, judges []*eval.BookJudge) error {
+func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []eval.BookQuestion, judges []*eval.BookJudge, prog *progress) error {
+	prog.note("checking", "which questions a passage of the library answers")
 	books, err := lb.DB.Books(ctx, index.BookFilter{ReadyOnly: true})
 	if err != nil {
 		return err
@@ -157,12 +156,12 @@ func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []ev
 		}
 	}
 	if len(noBook) > 0 {
-		fmt.Fprintf(a.stderr, "grimoire: warning: %s naming a file the library does not hold: %s; is the library the one the questions were written for?\n",
-			plural(len(noBook), "question"), strings.Join(noBook, ", "))
+		prog.println(a.stderr, fmt.Sprintf("grimoire: warning: %s naming a file the library does not hold: %s; is the library the one the questions were written for?",
+			plural(len(noBook), "question"), strings.Join(noBook, ", ")))
 	}
 	if len(noPassage) > 0 {
-		fmt.Fprintf(a.stderr, "grimoire: warning: %s without a passage holding an evidence quote (a chunk boundary or the text extraction cuts the quote up), which no search can answer: %s\n",
-			plural(len(noPassage), "question"), strings.Join(noPassage, ", "))
+		prog.println(a.stderr, fmt.Sprintf("grimoire: warning: %s without a passage holding an evidence quote (a chunk boundary or the text extraction cuts the quote up), which no search can answer: %s",
+			plural(len(noPassage), "question"), strings.Join(noPassage, ", ")))
 	}
 	return nil
 }

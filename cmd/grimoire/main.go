@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -59,10 +60,12 @@ type app struct {
 	emb        embed.Embedder // once connected
 	// parsers read the books, once a sync or watch needs them.
 	parsers *ingest.Parsers
+	// started is when the command began: progress counts from it.
+	started time.Time
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr}
+	a := &app{stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr, started: time.Now()}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)

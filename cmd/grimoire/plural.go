@@ -6,10 +6,10 @@ import (
 )
 
 // plural says n of noun, in the singular for exactly one: "1 book",
-// "0 books", "3 queries". It knows the regular English plurals, which are
-// all the CLI prints.
+// "0 books", "3 queries", "1,204 chunks". It knows the regular English
+// plurals, which are all the CLI prints.
 func plural(n int, noun string) string {
-	count := strconv.Itoa(n) + " "
+	count := grouped(n) + " "
 	if n == 1 {
 		return count + noun
 	}
@@ -17,4 +17,17 @@ func plural(n int, noun string) string {
 		return count + stem + "ies"
 	}
 	return count + noun + "s"
+}
+
+// grouped writes n with its digits in groups of three: "1,204".
+func grouped(n int) string {
+	s := strconv.Itoa(n)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return sign + s
 }

@@ -18,6 +18,9 @@ func TestPlural(t *testing.T) {
 		{2, "section summary", "2 section summaries"},
 		{2, "day", "2 days"},
 		{2, "deleted book", "2 deleted books"},
+		{1204, "chunk", "1,204 chunks"},
+		{-1234567, "file", "-1,234,567 files"},
+		{100, "book", "100 books"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {

@@ -1,60 +1,284 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+	"golang.org/x/text/width"
+
+	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/syncer"
 )
 
-// progress draws a bar on stderr, only when stderr is a terminal and only
-// once an operation has run for a second, so quick runs and pipes stay
-// quiet.
+// progress shows one line on stderr, when it is a terminal, that says what
+// a long command is doing: the step, its count and a bar when it has a
+// measure, the time since the command began, an estimate of the time left
+// in the step, and what is under way (a book parsing, a batch embedding).
+// It appears once the command has run for a second, so that quick runs
+// stay quiet, and is drawn again every second, so that the clock moves through
+// quiet stretches (a large book parsing, PDFium starting). Anywhere else
+// than a terminal it shows nothing.
 type progress struct {
-	a       *app
+	w       io.Writer
+	fd      int // stderr's, for its width
 	enabled bool
 	start   time.Time
+	quit    chan struct{}
+	stopped chan struct{}
 
-	mu    sync.Mutex
-	bar   *progressbar.ProgressBar
-	label string
-	max   int
+	mu        sync.Mutex
+	line      progressLine
+	stepStart time.Time
+	drawn     bool
+	lastDraw  time.Time
+	finished  bool
 }
+
+// progressLine is what the line says.
+type progressLine struct {
+	step string // "hashing", "indexing", "querying"
+	// done of total is the step's measure (files, bytes, queries); total
+	// 0: none, no bar.
+	done, total int64
+	count       string // "book 3/12"
+	now         string // what is under way
+}
+
+// progressDelay is how long a command runs before its line shows.
+const progressDelay = time.Second
 
 func (a *app) newProgress() *progress {
-	return &progress{a: a, enabled: a.stderrIsTerminal(), start: time.Now()}
+	p := &progress{w: a.stderr, fd: -1, start: a.started}
+	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.fd, p.enabled = int(f.Fd()), true
+		p.quit, p.stopped = make(chan struct{}), make(chan struct{})
+		go p.tick()
+	}
+	return p
 }
 
-// set shows done of total for the step called label.
-func (p *progress) set(label string, done, total int) {
-	if !p.enabled || time.Since(p.start) < time.Second {
+// tick draws the line every second, once it is due.
+func (p *progress) tick() {
+	defer close(p.stopped)
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.draw()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// show sets the line. A new step starts its own estimate of the time left.
+func (p *progress) show(l progressLine) {
+	if !p.enabled {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar == nil || p.label != label || p.max != total {
-		if p.bar != nil {
-			p.bar.Finish()
-		}
-		p.label, p.max = label, total
-		p.bar = progressbar.NewOptions(total,
-			progressbar.OptionSetWriter(p.a.stderr),
-			progressbar.OptionSetDescription(label),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond),
-			progressbar.OptionClearOnFinish(),
-		)
+	if l.step != p.line.step {
+		p.stepStart = time.Now()
 	}
-	p.bar.Set(done)
+	p.line = l
+	// Changes come far faster than anyone reads; the ticker draws the
+	// last one in any case.
+	if time.Since(p.lastDraw) >= 100*time.Millisecond {
+		p.draw()
+	}
 }
 
-// done removes the bar.
-func (p *progress) done() {
+// follow shows the progress of a sync: the scan, the hashing, then each
+// book's ingest.
+func (p *progress) follow(opts *syncer.Options) {
+	p.note("scanning the library", "")
+	opts.Reconcile.Progress = func(done, total int) { p.counted("hashing", done, total, "file") }
+	opts.Ingest.Progress = p.ingest
+}
+
+// counted shows a step measured in nouns: "hashing 120/1,500 files".
+func (p *progress) counted(step string, done, total int, noun string) {
+	p.show(progressLine{step: step, done: int64(done), total: int64(total), count: fmt.Sprintf("%s/%s", grouped(done), plural(total, noun))})
+}
+
+// note shows a step without a measure: "loading vectors".
+func (p *progress) note(step, now string) {
+	p.show(progressLine{step: step, now: now})
+}
+
+// ingest shows where an ingest run is: the book in work and its stage,
+// with the run measured by the size of its books.
+func (p *progress) ingest(g ingest.Progress) {
+	n := min(g.BooksDone+1, g.BooksTotal)
+	l := progressLine{step: "indexing", done: g.BytesDone, total: g.BytesTotal, count: fmt.Sprintf("book %s/%s", grouped(n), grouped(g.BooksTotal))}
+	title := fmt.Sprintf("%q", g.Book)
+	switch g.Stage {
+	case ingest.StageStarting:
+		if g.Format == doc.PDF {
+			l.now = "starting the PDF engine (first PDF only)"
+		} else {
+			l.now = "starting the " + g.Format + " parser"
+		}
+	case ingest.StageParsing:
+		l.now = fmt.Sprintf("parsing %s (%s)", title, humanSize(g.Size))
+	case ingest.StageContexts:
+		l.now = fmt.Sprintf("%s: writing contexts for %s", title, plural(g.ChunksTotal, "chunk"))
+	case ingest.StageEmbedding:
+		l.now = fmt.Sprintf("%s: embedding %s/%s", title, grouped(g.ChunksDone), plural(g.ChunksTotal, "chunk"))
+	case ingest.StageStatistics:
+		l.count = "books " + grouped(g.BooksTotal) + "/" + grouped(g.BooksTotal)
+		l.now = "updating the index's statistics"
+	}
+	p.show(l)
+}
+
+// println prints a line of output (to w, stdout or stderr) with the
+// progress line out of its way.
+func (p *progress) println(w io.Writer, s string) {
+	if p == nil || !p.enabled {
+		fmt.Fprintln(w, s)
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Finish()
-		p.bar = nil
+	if p.drawn {
+		io.WriteString(p.w, "\r\x1b[K")
+		p.drawn = false
 	}
+	fmt.Fprintln(w, s)
+	p.draw()
+}
+
+// done removes the line for good.
+func (p *progress) done() {
+	if !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	if p.finished {
+		p.mu.Unlock()
+		return
+	}
+	p.finished = true
+	p.mu.Unlock()
+	close(p.quit)
+	<-p.stopped
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		io.WriteString(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
+// draw writes the line over the one on screen, once the command has run
+// for progressDelay. It runs under p.mu.
+func (p *progress) draw() {
+	now := time.Now()
+	if p.finished || p.line.step == "" || now.Sub(p.start) < progressDelay {
+		return
+	}
+	cols := 80
+	if c, _, err := term.GetSize(p.fd); err == nil && c > 0 {
+		cols = c
+	}
+	s := p.line.render(now.Sub(p.start), now.Sub(p.stepStart))
+	io.WriteString(p.w, "\r"+fitColumns(s, cols-1)+"\x1b[K")
+	p.drawn, p.lastDraw = true, now
+}
+
+// render writes the line: `indexing book 3/12 [=====>     ] 41%  1m12s,
+// about 1m40s left  parsing "Moby-Dick" (1.2 MB)`. elapsed is the time
+// since the command began; inStep, since the step did, which the
+// estimate of the time left is drawn from.
+func (l progressLine) render(elapsed, inStep time.Duration) string {
+	var b strings.Builder
+	b.WriteString(l.step)
+	if l.count != "" {
+		b.WriteString(" " + l.count)
+	}
+	if l.total > 0 {
+		frac := min(float64(l.done)/float64(l.total), 1)
+		const barWidth = 20
+		filled := int(frac * barWidth)
+		bar := strings.Repeat("=", filled)
+		if filled < barWidth {
+			bar += ">" + strings.Repeat(" ", barWidth-filled-1)
+		}
+		fmt.Fprintf(&b, " [%s] %3d%%", bar, int(frac*100))
+	}
+	b.WriteString("  " + clock(elapsed))
+	if left, ok := timeLeft(l.done, l.total, inStep); ok {
+		b.WriteString(", about " + clock(left) + " left")
+	}
+	if l.now != "" {
+		b.WriteString("  " + l.now)
+	}
+	return b.String()
+}
+
+// timeLeft estimates the rest of a step from its pace so far; not before
+// it has run a few seconds and made some progress, when a guess would be
+// noise.
+func timeLeft(done, total int64, inStep time.Duration) (time.Duration, bool) {
+	if total <= 0 || done <= 0 || done >= total || inStep < 3*time.Second {
+		return 0, false
+	}
+	left := time.Duration(float64(inStep) * float64(total-done) / float64(done))
+	// Seconds are noise in an estimate of minutes.
+	if left > time.Minute {
+		left = left.Round(10 * time.Second)
+	} else {
+		left = left.Round(time.Second)
+	}
+	return max(left, time.Second), true
+}
+
+// clock writes a duration as a person reads it: "7s", "1m12s", "2h05m".
+func clock(d time.Duration) string {
+	s := int(d.Seconds())
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%ds", s)
+	case s < 3600:
+		return fmt.Sprintf("%dm%02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
+}
+
+// fitColumns cuts s to at most cols terminal columns, with an ellipsis: a
+// line longer than the terminal wraps, and the next draw cannot take the
+// wrapped part back. East Asian wide characters take two columns.
+func fitColumns(s string, cols int) string {
+	colsOf := func(r rune) int {
+		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+			return 2
+		}
+		return 1
+	}
+	total := 0
+	for _, r := range s {
+		total += colsOf(r)
+	}
+	if total <= cols {
+		return s
+	}
+	used := 0
+	for i, r := range s {
+		if used+colsOf(r) > cols-1 {
+			return s[:i] + "…"
+		}
+		used += colsOf(r)
+	}
+	return s
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/syncer"
 )
@@ -69,10 +68,7 @@ func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
 		return rebuildView{}, err
 	}
 	prog := a.newProgress()
-	opts.Reconcile.Progress = func(done, total int) { prog.set("hashing", done, total) }
-	opts.Ingest.Progress = func(p ingest.Progress) {
-		prog.set(fmt.Sprintf("book %d/%d", p.BooksDone+1, p.BooksTotal), p.ChunksDone, max(p.ChunksTotal, 1))
-	}
+	prog.follow(&opts)
 	run, err := syncer.Sync(ctx, w, opts, "rebuild", nil)
 	prog.done()
 	if err != nil {

@@ -82,14 +82,19 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		if err := a.cfg.requireLibrary(); err != nil {
 			return err
 		}
+	}
+	if err := a.waitForIndex(ctx); err != nil {
+		return err
+	}
+	if f.watch {
+		// Only now: waitForIndex may take the writer for a moment to
+		// create the index, and a watch that found it taken would wait
+		// half a minute before it tried again.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			a.watchWhenFree(ctx)
 		}()
-	}
-	if err := a.waitForIndex(ctx); err != nil {
-		return err
 	}
 	lib, closeLib, err := a.openLibrary(ctx)
 	if err != nil {
@@ -206,6 +211,11 @@ func (a *app) watchWhenFree(ctx context.Context) {
 		}
 		opts, err := a.syncerOptions(ctx, w)
 		if err == nil {
+			// stdout is the MCP channel: what the watch does goes to
+			// stderr, with the logs.
+			log := a.watchLog(a.stderr)
+			opts.Reconcile.Changed = log.reconciled
+			opts.Ingest.Finished = log.ingested
 			err = syncer.Watch(ctx, w, opts)
 		}
 		w.Close()

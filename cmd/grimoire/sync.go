@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -48,7 +47,12 @@ applies those removals.`,
 					return err
 				}
 			}
-			run, err := a.sync(cmd.Context(), "sync", scope, syncFlags{retry: retry, prune: prune})
+			flags := syncFlags{retry: retry, prune: prune}
+			if a.verbose > 0 && !asJSON {
+				// Failures and holds are the summary's to list.
+				flags.changes = &changeLog{w: a.stdout, roots: a.cfg.Library}
+			}
+			run, err := a.sync(cmd.Context(), "sync", scope, flags)
 			if err != nil && run == nil {
 				return err
 			}
@@ -104,7 +108,11 @@ func (a *app) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
 }
 
 // syncFlags are the options of a sync run beyond its scope.
-type syncFlags struct{ retry, prune bool }
+type syncFlags struct {
+	retry, prune bool
+	// changes, when set, prints each change as it is made.
+	changes *changeLog
+}
 
 // sync runs one reconcile-and-ingest pass under the writer lock.
 func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
@@ -128,9 +136,11 @@ func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncF
 	}
 	prog := a.newProgress()
 	defer prog.done()
-	opts.Reconcile.Progress = func(done, total int) { prog.set("hashing", done, total) }
-	opts.Ingest.Progress = func(p ingest.Progress) {
-		prog.set(fmt.Sprintf("book %d/%d", p.BooksDone+1, p.BooksTotal), p.ChunksDone, max(p.ChunksTotal, 1))
+	prog.follow(&opts)
+	if c := flags.changes; c != nil {
+		c.prog = prog
+		opts.Reconcile.Changed = c.reconciled
+		opts.Ingest.Finished = c.ingested
 	}
 	return syncer.Sync(ctx, w, opts, kind, scope)
 }

@@ -31,6 +31,10 @@ rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
 			if err != nil {
 				return err
 			}
+			// What the watch does goes to stdout, a line per change.
+			log := a.watchLog(a.stdout)
+			opts.Reconcile.Changed = log.reconciled
+			opts.Ingest.Finished = log.ingested
 			fmt.Fprintf(a.stderr, "grimoire: watching %s, index %s; Ctrl-C to stop\n", plural(len(a.cfg.Library), "folder"), a.cfg.DBPath)
 			return syncer.Watch(ctx, w, opts)
 		},

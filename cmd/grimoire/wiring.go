@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
-
-	"golang.org/x/term"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
@@ -143,10 +140,4 @@ func (a *app) bookParsers() *ingest.Parsers {
 		a.parsers = ingest.NewParsers(a.log)
 	}
 	return a.parsers
-}
-
-// stderrIsTerminal reports whether progress may be drawn.
-func (a *app) stderrIsTerminal() bool {
-	f, ok := a.stderr.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

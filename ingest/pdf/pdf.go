@@ -179,6 +179,22 @@ func NewExtractor(opts Options) *Extractor {
 	return e
 }
 
+// Start starts PDFium, which the first Parse does otherwise: it takes
+// seconds the first time (longer when its compiled code is not cached on
+// disk yet). It returns at once when PDFium has started, with the error of
+// a start that failed.
+func (e *Extractor) Start(ctx context.Context) error {
+	_, err := e.pool.runtime(ctx)
+	return err
+}
+
+// Started reports whether PDFium has started, or failed to.
+func (e *Extractor) Started() bool {
+	e.pool.mu.Lock()
+	defer e.pool.mu.Unlock()
+	return e.pool.rt != nil || e.pool.startErr != nil
+}
+
 // Close stops PDFium once the Parse calls in flight have finished; later
 // calls fail with ErrClosed. It is safe to call twice, and cheap on an
 // Extractor that never started PDFium.
