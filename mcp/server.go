@@ -112,18 +112,20 @@ func result(v any, text string) *mcpgo.CallToolResult {
 // toolError turns an error into a tool error the model can act on. What
 // the user can fix (the input, a missing book, another writer, a model
 // server that is down or lacks the model) keeps its message and hint, by
-// the same codes as the CLI's exit status; internal failures say so.
+// the same codes as the CLI's exit status; internal failures say so. The
+// hint is the one written for the tools (index.Error's ToolHint), which
+// names them rather than the CLI's commands.
 func (s *Server) toolError(op string, err error) *mcpgo.CallToolResult {
 	err = index.ExplainDamage(err, s.lib.DB.Path())
 	switch index.CodeOf(err) {
 	case index.Invalid, index.NotFound, index.Conflict:
-		return mcpgo.NewToolResultError(err.Error())
+		return mcpgo.NewToolResultError(index.ToolMessage(err))
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return mcpgo.NewToolResultError(op + " was cancelled")
 	}
 	s.log.Error("tool failed", "tool", op, "err", err)
-	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %v", op, err))
+	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %s", op, index.ToolMessage(err)))
 }
 
 func oneLine(s string, n int) string {

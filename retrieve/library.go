@@ -148,7 +148,7 @@ func (l *Library) Section(ctx context.Context, slug string, chapter, section, of
 	if err != nil {
 		if index.CodeOf(err) == index.NotFound {
 			return SectionView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s has no section %d in chapter %d", slug, section, chapter)}).
-				WithHint("get_book_outline (or `grimoire outline`) lists the chapter and section indexes")
+				WithHints(fmt.Sprintf("`grimoire outline %s` lists the chapter and section indexes", b.Slug), "get_book_outline lists the chapter and section indexes")
 		}
 		return SectionView{}, err
 	}
@@ -386,15 +386,21 @@ func (l *Library) Neighbors(ctx context.Context, slug string, chunkIndex, before
 	return out, nil
 }
 
+// Where people and models find the slugs.
+const (
+	listHint     = "`grimoire list` shows the books and their slugs"
+	listToolHint = "list_books shows the books and their slugs"
+)
+
 // book looks up a slug, refusing what cannot be one.
 func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 	slug = strings.TrimSpace(slug)
 	if slug == "" {
-		return index.Book{}, index.Errorf(index.Invalid, "no book given").WithHint("list_books (or `grimoire list`) shows the slugs")
+		return index.Book{}, index.Errorf(index.Invalid, "no book given").WithHints(listHint, listToolHint)
 	}
 	if len(slug) > 200 || strings.ContainsAny(slug, `/\`) {
 		return index.Book{}, (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
-			WithHint("list_books (or `grimoire list`) shows the slugs")
+			WithHints(listHint, listToolHint)
 	}
 	b, err := l.DB.Book(ctx, slug)
 	if err != nil {
@@ -402,7 +408,7 @@ func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 	}
 	if b.Status != index.Ready {
 		return b, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s is not ready yet (%s)", slug, b.Status)}).
-			WithHint("wait for the sync to finish; library_status shows progress")
+			WithHints("wait for the sync to finish; `grimoire status` shows progress", "library_status shows how far indexing has got")
 	}
 	return b, nil
 }
