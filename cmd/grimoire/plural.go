@@ -1,20 +1,7 @@
 package main
 
-import (
-	"strconv"
-	"strings"
-)
+import nouns "github.com/grimoire-search/grimoire/internal/plural"
 
 // plural says n of noun, in the singular for exactly one: "1 book",
-// "0 books", "3 queries". It knows the regular English plurals, which are
-// all the CLI prints.
-func plural(n int, noun string) string {
-	count := strconv.Itoa(n) + " "
-	if n == 1 {
-		return count + noun
-	}
-	if stem, ok := strings.CutSuffix(noun, "y"); ok && stem != "" && !strings.ContainsRune("aeiou", rune(stem[len(stem)-1])) {
-		return count + stem + "ies"
-	}
-	return count + noun + "s"
-}
+// "0 books", "3 queries".
+func plural(n int, noun string) string { return nouns.Count(n, noun) }
