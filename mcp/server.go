@@ -60,6 +60,10 @@ func New(lib *retrieve.Library, opts Options) *Server {
 	s.mcp = server.NewMCPServer("grimoire", opts.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
+		// A result that does not match its tool's output schema is a bug
+		// here, and a client that checks would refuse it anyway: better
+		// a tool error that says so.
+		server.WithOutputSchemaValidation(),
 		server.WithInstructions(instructions),
 	)
 	s.addTools()
@@ -103,10 +107,11 @@ func tool(name, title, description string, opts ...mcpgo.ToolOption) mcpgo.Tool 
 	return mcpgo.NewTool(name, append(all, opts...)...)
 }
 
-// result renders a structured result with a text rendering for clients
-// that ignore structured content.
+// result renders a structured result, without its null fields (see
+// schemas), with a text rendering for clients that ignore structured
+// content.
 func result(v any, text string) *mcpgo.CallToolResult {
-	return mcpgo.NewToolResultStructured(v, text)
+	return mcpgo.NewToolResultStructured(withoutNulls(v), text)
 }
 
 // toolError turns an error into a tool error the model can act on. What
