@@ -502,15 +502,22 @@ func sameSection(a, b index.Chunk) bool {
 // sharedStart returns the length in bytes of the longest start of next
 // that also ends prev, in whole words: the sentences that chunking repeats
 // at the start of a chunk from the end of the one before it. 0 when they
-// share none.
+// share none, or too little to tell a repeat from a text that says the
+// same short thing twice (a closing brace on two lines of code).
 func sharedStart(prev, next string) int {
-	for n := min(len(prev), len(next)) - 1; n > 0; n-- {
+	for n := min(len(prev), len(next)) - 1; n >= minShared; n-- {
 		if isSpace(next[n]) && !isSpace(next[n-1]) && isSpace(prev[len(prev)-n-1]) && strings.HasSuffix(prev, next[:n]) {
+			if len(strings.Fields(next[:n])) < 3 {
+				return 0
+			}
 			return n
 		}
 	}
 	return 0
 }
+
+// minShared is the least overlap sharedStart removes, in bytes.
+const minShared = 16
 
 func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' }
 
