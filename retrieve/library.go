@@ -556,8 +556,13 @@ func citation(b index.Book, chapter, section string, ps, pe int) string {
 	if a := b.Author(); a != "" {
 		fmt.Fprintf(&sb, " by %s", a)
 	}
+	// A one-chapter document titled like its book, whose one section
+	// is too.
 	if strings.EqualFold(strings.TrimSpace(chapter), strings.TrimSpace(b.Title)) {
-		chapter = "" // a one-chapter document titled like its book
+		chapter = ""
+		if strings.EqualFold(strings.TrimSpace(section), strings.TrimSpace(b.Title)) {
+			section = ""
+		}
 	}
 	loc := headingLoc(chapter, section)
 	if loc != "" {
