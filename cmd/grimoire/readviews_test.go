@@ -434,13 +434,14 @@ func TestMCPNeighborsReadOnce(t *testing.T) {
 	}
 }
 
-// schemaProblems lists what strict clients refuse in a tool's JSON schema,
-// as the MCP Inspector's --strict check and strict tool use describe it: a
-// type that is a list or "null", a schema without a type, a boolean
-// schema, an array without items, additionalProperties other than false
-// or a schema, combinators and references (anyOf, oneOf, allOf, not,
-// $ref), a required name that is not a property, and an enum value of
-// another type.
+// schemaProblems lists what strict clients refuse in a tool's JSON schema.
+// It covers the rules of the MCP Inspector's --strict check (2.12: a type
+// that is a list, a boolean where a schema belongs, a schema that
+// constrains nothing, a remote $ref) and goes further, as single-type
+// dialects (Gemini's OpenAPI subset, strict tool use) need: a "null" type,
+// a schema without a type, an array without items, additionalProperties
+// other than false or a schema, combinators and any $ref, a required name
+// that is not a property, and an enum value of another type.
 func schemaProblems(path string, s any) []string {
 	m, ok := s.(map[string]any)
 	if !ok {
