@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code classifies an error for the CLI (exit status) and the MCP server
@@ -30,8 +31,12 @@ type Error struct {
 	Code Code
 	// Msg says what failed, naming the file or book.
 	Msg string
-	// Hint says what the user should do next; may be empty.
+	// Hint says what the user should do next, at a terminal: it may name
+	// grimoire's commands. May be empty.
 	Hint string
+	// ToolHint, when set, replaces Hint for a model that reaches grimoire
+	// through its MCP tools: it names the tools, not the commands.
+	ToolHint string
 	// Err is the underlying cause; may be nil.
 	Err error
 }
@@ -56,6 +61,32 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // WithHint returns e with its hint set.
 func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
+
+// WithHints returns e with its hint for people at a terminal and its hint
+// for a model using the MCP tools set.
+func (e *Error) WithHints(hint, toolHint string) *Error {
+	e.Hint, e.ToolHint = hint, toolHint
+	return e
+}
+
+// ToolMessage renders err for a model using the MCP tools: as Error does,
+// with the ToolHint of the first *Error in its chain in place of its Hint
+// where it has one.
+func ToolMessage(err error) string {
+	s := err.Error()
+	var e *Error
+	if !errors.As(err, &e) || e.ToolHint == "" {
+		return s
+	}
+	if e.Hint == "" {
+		return s + " — " + e.ToolHint
+	}
+	// Wrapping adds only prefixes, so the hint ends the message.
+	if cut, ok := strings.CutSuffix(s, " — "+e.Hint); ok {
+		return cut + " — " + e.ToolHint
+	}
+	return s
+}
 
 // CodeOf returns the Code of the first *Error in err's chain; Damaged for
 // SQLite's own corruption errors; else Internal.

@@ -39,7 +39,7 @@ func isDamage(err error) bool {
 const RebuildHint = "run `grimoire rebuild`: it keeps the damaged file beside the index, builds the index again from the library, and reuses the contexts and vectors it can still read"
 
 func damagedError(path string, err error) *Error {
-	return (&Error{Code: Damaged, Msg: "index " + path + " is damaged", Err: err}).WithHint(RebuildHint)
+	return (&Error{Code: Damaged, Msg: "index " + path + " is damaged", Err: err}).WithHints(RebuildHint, "tell the user to run `grimoire rebuild`: it builds the index again and keeps what it can")
 }
 
 // ExplainDamage returns err as a Damaged error naming the index at path

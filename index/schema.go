@@ -211,6 +211,19 @@ UPDATE file SET source_type = CASE
 	// lifts its exclusion. Rows written before keep '' and are matched by
 	// their title's slug instead.
 	`ALTER TABLE exclusion ADD COLUMN slug TEXT NOT NULL DEFAULT '';`,
+	// 10: the sections that ingest cut out of a long chapter were titled
+	// "Section 2 — first words…", a number one above the index that
+	// `section` and get_section take; they are titled by their first words
+	// alone now. Their chunks' heading paths end with the title.
+	`
+UPDATE chunk SET heading = substr(heading, 1, length(heading) - length(s.title)) || substr(s.title, instr(s.title, ' — ') + 3)
+FROM section s
+WHERE s.book_id = chunk.book_id AND s.chapter_idx = chunk.chapter_idx AND s.idx = chunk.section_idx
+	AND s.synthesized = 1 AND s.title GLOB 'Section [0-9]* — *'
+	AND substr(chunk.heading, -length(s.title)) = s.title;
+UPDATE section SET title = substr(title, instr(title, ' — ') + 3)
+WHERE synthesized = 1 AND title GLOB 'Section [0-9]* — *';
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

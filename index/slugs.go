@@ -9,8 +9,12 @@ import (
 	"github.com/grimoire-search/grimoire/internal/suggest"
 )
 
-// listHint is where a person finds the slugs.
-const listHint = "`grimoire list` shows the books and their slugs"
+// listHint is where a person finds the slugs, and listToolHint where a
+// model does.
+const (
+	listHint     = "`grimoire list` shows the books and their slugs"
+	listToolHint = "list_books shows the books and their slugs"
+)
 
 // maxSuggestions is how many near slugs a "did you mean" names.
 const maxSuggestions = 3
@@ -27,7 +31,7 @@ const maxCandidates = 10
 func ResolveSlug(key string, slugs []string) (string, error) {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if k == "" {
-		return "", Errorf(Invalid, "no book given").WithHint(listHint)
+		return "", Errorf(Invalid, "no book given").WithHints(listHint, listToolHint)
 	}
 	if slices.Contains(slugs, key) {
 		return key, nil
@@ -37,7 +41,7 @@ func ResolveSlug(key string, slugs []string) (string, error) {
 	case match != "":
 		return match, nil
 	case len(candidates) > 0:
-		return "", ambiguous(key, "books", candidates).WithHint("give more of the slug; " + listHint)
+		return "", ambiguous(key, "books", candidates).WithHints("give more of the slug; "+listHint, "give more of the slug; "+listToolHint)
 	}
 	return "", bookNotFound(key, suggest.Closest(k, slugs, maxSuggestions))
 }
@@ -79,7 +83,7 @@ func didYouMean(near []string) string {
 }
 
 func bookNotFound(key string, near []string) error {
-	return Errorf(NotFound, "no book %q%s", key, didYouMean(near)).WithHint(listHint)
+	return Errorf(NotFound, "no book %q%s", key, didYouMean(near)).WithHints(listHint, listToolHint)
 }
 
 // bookBySlug returns the book key names (see ResolveSlug).

@@ -133,6 +133,7 @@ type book struct {
 func layout(d *doc.Document, title string, c Chunking) book {
 	c = c.normalized()
 	var out book
+	alone := chaptersWithText(d) == 1
 	for _, ch := range d.Chapters {
 		var secs []section
 		for _, s := range ch.Sections {
@@ -147,8 +148,14 @@ func layout(d *doc.Document, title string, c Chunking) book {
 		}
 		ci := len(out.chapters)
 		chTitle := strings.TrimSpace(ch.Title)
-		if chTitle == "" {
-			chTitle = fmt.Sprintf("Chapter %d", ci+1)
+		switch {
+		case chTitle == "" && alone:
+			chTitle = title
+		case chTitle == "":
+			// Named by its opening words, not by a number: a number here
+			// would read as an index and differ from the one `section`
+			// and get_section take.
+			chTitle = firstWords(secs[0].blocks[0].Text, 8)
 		}
 		if len(secs) == 1 && secs[0].title == "" && blocksTokens(secs[0].blocks) > c.SectionSplitTokens {
 			secs = splitSection(secs[0], c.SectionSplitTokens)
@@ -250,8 +257,24 @@ func pageRange(blocks []doc.Block) (start, end int) {
 	return start, end
 }
 
+// chaptersWithText counts the chapters of d that hold any text.
+func chaptersWithText(d *doc.Document) int {
+	n := 0
+	for _, ch := range d.Chapters {
+		for _, s := range ch.Sections {
+			if len(nonEmpty(s.Blocks)) > 0 {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
 // splitSection cuts a long untitled section into parts of roughly equal size
-// on block boundaries, each titled "Section N — first words…".
+// on block boundaries, each titled by its first words ("Call me Ishmael.
+// Some years ago…"). Not "Section 2": that would read as an index, and the
+// indexes that `section` and get_section take start at 0.
 func splitSection(s section, limit int) []section {
 	total := blocksTokens(s.blocks)
 	parts := (total + limit - 1) / limit
@@ -263,9 +286,8 @@ func splitSection(s section, limit int) []section {
 		if len(cur) == 0 {
 			return
 		}
-		n := len(out) + 1
 		out = append(out, section{
-			title:       fmt.Sprintf("Section %d — %s", n, firstWords(cur[0].Text, 8)),
+			title:       firstWords(cur[0].Text, 8),
 			synthesized: true,
 			blocks:      cur,
 		})

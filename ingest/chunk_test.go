@@ -110,12 +110,47 @@ func TestLongChapterIsSplitIntoSynthesizedSections(t *testing.T) {
 		t.Fatalf("%d sections", len(secs))
 	}
 	for i, s := range secs {
-		if !s.Synthesized || !strings.HasPrefix(s.Title, fmt.Sprintf("Section %d — Paragraph", i+1)) {
+		// Titled by its first words, with no number that could be taken
+		// for its index.
+		if !s.Synthesized || !strings.HasPrefix(s.Title, "Paragraph ") || !strings.HasSuffix(s.Title, "…") {
 			t.Errorf("section %d: %q synthesized=%v", i, s.Title, s.Synthesized)
 		}
 		if s.Tokens > 1000 {
 			t.Errorf("section %d has %d tokens", i, s.Tokens)
 		}
+	}
+}
+
+func TestUntitledChapters(t *testing.T) {
+	chapter := func(title, text string) doc.Chapter {
+		return doc.Chapter{Title: title, Sections: []doc.Section{{Blocks: []doc.Block{{Text: text}}}}}
+	}
+	tests := []struct {
+		name     string
+		chapters []doc.Chapter
+		want     []string
+	}{
+		{"the only chapter takes the book's title",
+			[]doc.Chapter{chapter("", "Some notes on tides.")},
+			[]string{"Book"}},
+		{"a preface before the first heading is named by its words",
+			[]doc.Chapter{chapter("", "A word before we begin, which runs on a little longer than eight words."), chapter("Chapter 1", "It begins.")},
+			[]string{"A word before we begin, which runs on…", "Chapter 1"}},
+		{"an empty chapter does not count",
+			[]doc.Chapter{chapter("Blank", " "), chapter("", "Only this.")},
+			[]string{"Book"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := layout(&doc.Document{Chapters: tc.chapters}, "Book", DefaultChunking())
+			var got []string
+			for _, c := range b.chapters {
+				got = append(got, c.Title)
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("titles %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 

@@ -60,6 +60,10 @@ func New(lib *retrieve.Library, opts Options) *Server {
 	s.mcp = server.NewMCPServer("grimoire", opts.Version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
+		// A result that does not match its tool's output schema is a bug
+		// here, and a client that checks would refuse it anyway: better
+		// a tool error that says so.
+		server.WithOutputSchemaValidation(),
 		server.WithInstructions(instructions),
 	)
 	s.addTools()
@@ -103,27 +107,30 @@ func tool(name, title, description string, opts ...mcpgo.ToolOption) mcpgo.Tool 
 	return mcpgo.NewTool(name, append(all, opts...)...)
 }
 
-// result renders a structured result with a text rendering for clients
-// that ignore structured content.
+// result renders a structured result, without its null fields (see
+// schemas), with a text rendering for clients that ignore structured
+// content.
 func result(v any, text string) *mcpgo.CallToolResult {
-	return mcpgo.NewToolResultStructured(v, text)
+	return mcpgo.NewToolResultStructured(withoutNulls(v), text)
 }
 
 // toolError turns an error into a tool error the model can act on. What
 // the user can fix (the input, a missing book, another writer, a model
 // server that is down or lacks the model) keeps its message and hint, by
-// the same codes as the CLI's exit status; internal failures say so.
+// the same codes as the CLI's exit status; internal failures say so. The
+// hint is the one written for the tools (index.Error's ToolHint), which
+// names them rather than the CLI's commands.
 func (s *Server) toolError(op string, err error) *mcpgo.CallToolResult {
 	err = index.ExplainDamage(err, s.lib.DB.Path())
 	switch index.CodeOf(err) {
 	case index.Invalid, index.NotFound, index.Conflict:
-		return mcpgo.NewToolResultError(err.Error())
+		return mcpgo.NewToolResultError(index.ToolMessage(err))
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return mcpgo.NewToolResultError(op + " was cancelled")
 	}
 	s.log.Error("tool failed", "tool", op, "err", err)
-	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %v", op, err))
+	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %s", op, index.ToolMessage(err)))
 }
 
 func oneLine(s string, n int) string {

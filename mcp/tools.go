@@ -8,6 +8,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/plural"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -82,33 +83,33 @@ const (
 
 func (s *Server) addTools() {
 	s.mcp.AddTool(tool("list_books", "List books",
-		`List the books in the user's library with their slug (the name every other tool takes), title, author, type, size in chapters/sections/chunks and status. Use it to find a book's slug, or to see what the library holds; filter by author, type or a part of the title. Books come in pages of 100 (limit up to 500) ordered by title; total counts them all, and when next_offset is not null, call again with offset = next_offset for the next page.`,
-		mcpgo.WithInputSchema[listBooksArgs](), mcpgo.WithOutputSchema[listBooksResult]()),
+		`List the books in the user's library: each with its slug (the name every other tool takes), title, author, source_type (pdf, epub, markdown or text), how many chapters, sections and chunks it has, its status (ready, pending, parsed or failed, with the error) and paths. Use it to find a book's slug, or to see what the library holds; filter by author, type, or query (a part of the title or author). Books come in pages of 100 (limit up to 500), ordered by title; total counts them all, and when next_offset is present, call again with offset = next_offset for the next page.`,
+		schemas[listBooksArgs, listBooksResult]()),
 		mcpgo.NewTypedToolHandler(s.listBooks))
 
 	s.mcp.AddTool(tool("get_book_outline", "Book outline",
-		`Show a book's table of contents: its chapters and their sections, each with the index that get_section takes and, for PDFs, the page range. Use it to see how a book is organised before reading a part of it.`,
-		mcpgo.WithInputSchema[outlineArgs](), mcpgo.WithOutputSchema[retrieve.OutlineView]()),
+		`Show a book's table of contents: its chapters, each with its index (the chapter_index that get_section takes), title and, for PDFs, pages (page_start, page_end); under a chapter, its sections with their index (the section_index), title, pages and size in tokens. A chapter listed without sections is one section of the same title: read it with section_index 0. Indexes start at 0. Use it to see how a book is organised before reading a part of it.`,
+		schemas[outlineArgs, retrieve.OutlineView]()),
 		mcpgo.NewTypedToolHandler(s.outline))
 
 	s.mcp.AddTool(tool("get_section", "Read a section",
-		`Read one whole section of a book (chapter_index and section_index come from get_book_outline or a search hit). This is how to read more than a search passage. Long sections come in pages of about 20,000 characters: when next_offset is not null, call again with offset = next_offset to read on; nothing is cut silently. Cite with the returned citation.`,
-		mcpgo.WithInputSchema[sectionArgs](), mcpgo.WithOutputSchema[retrieve.SectionView]()),
+		`Read one whole section of a book (chapter_index and section_index come from get_book_outline or a search hit; both start at 0). This is how to read more than a search passage. Long sections come in pages of about 20,000 characters: when next_offset is present, call again with offset = next_offset to read on; nothing is cut silently. Each page carries its own pages of the book (page_start, page_end, for PDFs) and its own citation: cite with it.`,
+		schemas[sectionArgs, retrieve.SectionView]()),
 		mcpgo.NewTypedToolHandler(s.section))
 
 	s.mcp.AddTool(tool("search", "Search the library",
-		`Search the user's books and return the best passages, each with its citation: book (slug and title), author, chapter, section and, for PDFs, pages, plus chunk_index for read_chunk_neighbors and chapter_index/section_index for get_section. Search is hybrid: full-text (BM25, good for names, terms and exact sentences) and vectors, merged. For a hard question pass several phrasings in queries (e.g. the user's words and the terms a textbook would use); they are searched separately and fused. score is the fused score: higher is better, but it only orders the hits of one search and is not a probability; scores.fts_rank / scores.vector_rank show which arm found a hit. When the user runs a reranker, score is its scores.rerank, and scores.rerank_probability (0-1) is its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. For why and how questions, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): the search matches words, not meaning. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
-		mcpgo.WithInputSchema[searchArgs](), mcpgo.WithOutputSchema[searchResult]()),
+		`Search the user's books and return the best passages, each with its citation: book (slug) and title, author, chapter and section (their titles, and chapter_index and section_index, which get_section takes), pages for PDFs (page_start, page_end), and chunk_index, which read_chunk_neighbors takes. Full text (BM25: good for names, terms and exact sentences) and vectors are combined. For a hard question, or a why or how question, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): they are searched separately and fused; the search matches words, not meaning. score orders the hits of one search, higher first; it is not a probability and does not compare across searches. scores gives each signal's part where it has one: fts_rank and fts_bm25 (full text), vector_cosine, subword (sub-word similarity), and vector_rank when the vector search ranked the passage; when the user runs a reranker, rerank (then the score) and rerank_probability (0-1), its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
+		schemas[searchArgs, searchResult]()),
 		mcpgo.NewTypedToolHandler(s.search))
 
 	s.mcp.AddTool(tool("read_chunk_neighbors", "Read around a passage",
-		`Read the passages just before and after a search hit, in book order (chunk_index from the hit). Use it when a hit is cut mid-thought; use get_section to read the whole section.`,
-		mcpgo.WithInputSchema[neighborsArgs](), mcpgo.WithOutputSchema[retrieve.NeighborsView]()),
+		`Read the passages just before and after a search hit, in book order (chunk_index from the hit; before and after: 0 to 10 passages, default 1). Passages of one section overlap by a sentence or two when stored; here each one leaves out what the one before it already gave, so that they read on from one another. Use it when a hit is cut mid-thought; use get_section to read the whole section.`,
+		schemas[neighborsArgs, retrieve.NeighborsView]()),
 		mcpgo.NewTypedToolHandler(s.neighbors))
 
 	s.mcp.AddTool(tool("library_status", "Library status",
-		`Show the state of the library index: how many books are ready, pending or failed (with the reasons), the last sync, and whether a sync or watcher is running. Use it when a book the user mentions is missing from results.`,
-		mcpgo.WithInputSchema[statusArgs](), mcpgo.WithOutputSchema[retrieve.StatusView]()),
+		`Show the state of the library index: how many books are ready, pending, being ingested (parsed) or failed (failures, with the reasons), its chunks and embedding model, the last sync (last_sync), removals held back for want of evidence (held), and whether a sync or watcher is writing (writer, watch). Use it when a book the user mentions is missing from results.`,
+		schemas[statusArgs, retrieve.StatusView]()),
 		mcpgo.NewTypedToolHandler(s.status))
 }
 
@@ -127,7 +128,7 @@ func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listB
 		return s.toolError("list_books", err), nil
 	}
 	if a.Offset > len(books) {
-		return mcpgo.NewToolResultError(fmt.Sprintf("offset %d is past the end of the list (%d books)", a.Offset, len(books))), nil
+		return mcpgo.NewToolResultError(fmt.Sprintf("offset %d is past the end of the list (%s)", a.Offset, plural.Count(len(books), "book"))), nil
 	}
 	res := listBooksResult{Offset: a.Offset, Total: len(books)}
 	end := min(a.Offset+limit, len(books))
@@ -137,10 +138,8 @@ func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listB
 	}
 	var b strings.Builder
 	switch {
-	case len(books) == 0:
-		b.WriteString("0 books\n")
 	case res.NextOffset == nil && a.Offset == 0:
-		fmt.Fprintf(&b, "%d books\n", len(books))
+		fmt.Fprintf(&b, "%s\n", plural.Count(len(books), "book"))
 	default:
 		fmt.Fprintf(&b, "books %d–%d of %d\n", a.Offset+1, end, len(books))
 	}
@@ -149,7 +148,7 @@ func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listB
 		if bk.Author != "" {
 			fmt.Fprintf(&b, " by %s", bk.Author)
 		}
-		fmt.Fprintf(&b, " (%s, %d chapters, %s)\n", bk.SourceType, bk.Chapters, bk.Status)
+		fmt.Fprintf(&b, " (%s, %s, %s)\n", bk.SourceType, plural.Count(bk.Chapters, "chapter"), bk.Status)
 	}
 	if res.NextOffset != nil {
 		fmt.Fprintf(&b, "[more: call list_books again with offset %d]\n", end)
@@ -162,16 +161,18 @@ func (s *Server) outline(ctx context.Context, _ mcpgo.CallToolRequest, a outline
 	if err != nil {
 		return s.toolError("get_book_outline", err), nil
 	}
+	o = o.Compact()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s", o.Title)
 	if o.Author != "" {
 		fmt.Fprintf(&b, " by %s", o.Author)
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, " (book=%s): %s\n", o.Book, plural.Count(len(o.Chapters), "chapter"))
+	b.WriteString("Each line: chapter_index, title; indented under a chapter: section_index, title. A chapter without sections listed is section_index 0.\n")
 	for _, c := range o.Chapters {
-		fmt.Fprintf(&b, "chapter %d: %s%s\n", c.Index, c.Title, retrieve.PageNote(" ", c.PageStart, c.PageEnd))
+		fmt.Fprintf(&b, "%d %s%s\n", c.Index, c.Title, retrieve.PageNote(" ", c.PageStart, c.PageEnd))
 		for _, sec := range c.Sections {
-			fmt.Fprintf(&b, "  section %d.%d: %s%s\n", c.Index, sec.Index, sec.Title, retrieve.PageNote(" ", sec.PageStart, sec.PageEnd))
+			fmt.Fprintf(&b, "  %d %s%s\n", sec.Index, sec.Title, retrieve.PageNote(" ", sec.PageStart, sec.PageEnd))
 		}
 	}
 	return result(o, b.String()), nil
@@ -248,9 +249,15 @@ func (s *Server) neighbors(ctx context.Context, _ mcpgo.CallToolRequest, a neigh
 		return s.toolError("read_chunk_neighbors", err), nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (chunks %d of %d)\n\n", v.Title, len(v.Chunks), v.TotalChunks)
+	fmt.Fprintf(&b, "%s: %s of %d, in book order; each leaves out what the one before it repeats\n", v.Title, plural.Count(len(v.Chunks), "chunk"), v.TotalChunks)
+	heading := ""
 	for _, k := range v.Chunks {
-		fmt.Fprintf(&b, "[chunk %d] %s%s\n%s\n\n", k.ChunkIndex, k.Heading, retrieve.PageNote(" ", k.PageStart, k.PageEnd), k.Text)
+		// The heading path is said once for a run of chunks under it.
+		if k.Heading != heading {
+			fmt.Fprintf(&b, "\n%s\n", k.Heading)
+			heading = k.Heading
+		}
+		fmt.Fprintf(&b, "[chunk_index %d, chapter_index %d, section_index %d%s]\n%s\n", k.ChunkIndex, k.ChapterIndex, k.SectionIndex, retrieve.PageNote(", ", k.PageStart, k.PageEnd), k.Text)
 	}
 	return result(v, b.String()), nil
 }
@@ -264,7 +271,7 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 		s.opts.Status(&v)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d books ready, %d pending, %d being ingested, %d failed; %d chunks; model %s\n", v.Ready, v.Pending, v.Parsed, v.Failed, v.Chunks, v.EmbeddingModel)
+	fmt.Fprintf(&b, "%s ready, %d pending, %d being ingested, %d failed; %s; model %s\n", plural.Count(v.Ready, "book"), v.Pending, v.Parsed, v.Failed, plural.Count(v.Chunks, "chunk"), v.EmbeddingModel)
 	if v.Writer.Running {
 		fmt.Fprintf(&b, "a %s is running (pid %d)\n", v.Writer.Command, v.Writer.PID)
 		if v.Writer.Trouble != "" {
@@ -272,7 +279,7 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 		}
 	}
 	for _, h := range v.Held {
-		fmt.Fprintf(&b, "held the removal of %d files under %s (%s); their books stay searchable until the user runs `grimoire sync --prune`\n", h.Files, h.Root, h.Reason)
+		fmt.Fprintf(&b, "held the removal of %s under %s (%s); their books stay searchable until the user runs `grimoire sync --prune`\n", plural.Count(h.Files, "file"), h.Root, h.Reason)
 	}
 	if v.LastSync != nil {
 		fmt.Fprintf(&b, "last sync finished %s\n", v.LastSync.Finished.Format("2006-01-02 15:04:05 UTC"))

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/plural"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
@@ -81,7 +82,7 @@ func (s *scanner) judgeRemovals(removals []index.File, existing map[string]index
 		case !was.IsZero() && !seen.id.IsZero() && was.Inode != seen.id.Inode:
 			plan.held[root] = "the folder was replaced by another one since its files were indexed"
 		case seen.walked && seen.files == 0:
-			plan.held[root] = fmt.Sprintf("the folder is empty but held %d files (an unmounted drive?)", rows[root])
+			plan.held[root] = fmt.Sprintf("the folder is empty but held %s (an unmounted drive?)", plural.Count(rows[root], "file"))
 		case n > massRemoval && 2*n > rows[root]:
 			plan.held[root] = fmt.Sprintf("%d of its %d files are gone at once", n, rows[root])
 		}

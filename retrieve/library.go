@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
 )
@@ -77,14 +78,16 @@ type OutlineView struct {
 	Chapters   []ChapterView `json:"chapters"`
 }
 
-// ChapterView is one chapter of an outline.
+// ChapterView is one chapter of an outline. Index and the sections'
+// Index are what `grimoire section` and get_section take.
 type ChapterView struct {
-	Index     int          `json:"index"`
-	Title     string       `json:"title"`
-	PageStart *int         `json:"page_start"`
-	PageEnd   *int         `json:"page_end"`
-	Anchor    string       `json:"anchor,omitempty"`
-	Sections  []SectionRef `json:"sections"`
+	Index     int    `json:"index"`
+	Title     string `json:"title"`
+	PageStart *int   `json:"page_start"`
+	PageEnd   *int   `json:"page_end"`
+	// Sections lists every section, but in a compact outline (Compact)
+	// none for a chapter that is one section of its own title.
+	Sections []SectionRef `json:"sections,omitempty"`
 }
 
 // SectionRef is one section of an outline, without its text.
@@ -95,7 +98,26 @@ type SectionRef struct {
 	PageEnd     *int   `json:"page_end"`
 	Synthesized bool   `json:"synthesized"`
 	Tokens      int    `json:"tokens"`
-	Anchor      string `json:"anchor,omitempty"`
+}
+
+// OneSection reports whether the chapter is a single section of its own
+// title, which an outline need not list: it is section 0.
+func (c ChapterView) OneSection() bool {
+	return len(c.Sections) == 1 && c.Sections[0].Title == c.Title
+}
+
+// Compact returns the outline without the sections that OneSection
+// chapters repeat, for a model's context, where every line costs.
+func (o OutlineView) Compact() OutlineView {
+	out := o
+	out.Chapters = make([]ChapterView, len(o.Chapters))
+	for i, c := range o.Chapters {
+		if c.OneSection() {
+			c.Sections = nil
+		}
+		out.Chapters[i] = c
+	}
+	return out
 }
 
 // Outline returns the outline of the book with the given slug.
@@ -110,9 +132,9 @@ func (l *Library) Outline(ctx context.Context, slug string) (OutlineView, error)
 	}
 	out := OutlineView{Book: b.Slug, Title: b.Title, Author: b.Author(), SourceType: b.SourceType, PageCount: b.PageCount, Chapters: []ChapterView{}}
 	for _, c := range chapters {
-		cv := ChapterView{Index: c.Index, Title: c.Title, PageStart: page(c.PageStart), PageEnd: page(c.PageEnd), Anchor: c.Anchor, Sections: []SectionRef{}}
+		cv := ChapterView{Index: c.Index, Title: c.Title, PageStart: page(c.PageStart), PageEnd: page(c.PageEnd), Sections: []SectionRef{}}
 		for _, s := range c.Sections {
-			cv.Sections = append(cv.Sections, SectionRef{Index: s.Index, Title: s.Title, PageStart: page(s.PageStart), PageEnd: page(s.PageEnd), Synthesized: s.Synthesized, Tokens: s.Tokens, Anchor: s.Anchor})
+			cv.Sections = append(cv.Sections, SectionRef{Index: s.Index, Title: s.Title, PageStart: page(s.PageStart), PageEnd: page(s.PageEnd), Synthesized: s.Synthesized, Tokens: s.Tokens})
 		}
 		out.Chapters = append(out.Chapters, cv)
 	}
@@ -156,7 +178,7 @@ func (l *Library) Section(ctx context.Context, slug string, chapter, section, of
 	if err != nil {
 		if index.CodeOf(err) == index.NotFound {
 			return SectionView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s has no section %d in chapter %d", slug, section, chapter)}).
-				WithHint("get_book_outline (or `grimoire outline`) lists the chapter and section indexes")
+				WithHints(fmt.Sprintf("`grimoire outline %s` lists the chapter and section indexes", b.Slug), "get_book_outline lists the chapter and section indexes")
 		}
 		return SectionView{}, err
 	}
@@ -168,16 +190,96 @@ func (l *Library) Section(ctx context.Context, slug string, chapter, section, of
 	if maxChars > 0 && offset+maxChars < end {
 		end = cutPoint(runes, offset, offset+maxChars)
 	}
+	ps, pe := s.PageStart, s.PageEnd
+	if ps > 0 && (offset > 0 || end < len(runes)) {
+		if ps, pe, err = l.pagesOf(ctx, b.ID, s, runes, offset, end); err != nil {
+			return SectionView{}, err
+		}
+	}
 	v := SectionView{
 		Book: b.Slug, Title: b.Title, Author: b.Author(), ChapterIndex: chapter, SectionIndex: section,
-		Chapter: chTitle, Section: s.Title, PageStart: page(s.PageStart), PageEnd: page(s.PageEnd), Anchor: s.Anchor,
+		Chapter: chTitle, Section: s.Title, PageStart: page(ps), PageEnd: page(pe), Anchor: s.Anchor,
 		Path: firstPath(b), Tokens: s.Tokens, Text: string(runes[offset:end]), Offset: offset, TotalChars: len(runes),
 	}
-	v.Citation = citation(b, chTitle, s.Title, s.PageStart, s.PageEnd)
+	v.Citation = citation(b, chTitle, s.Title, ps, pe)
 	if end < len(runes) {
 		v.NextOffset = &end
 	}
 	return v, nil
+}
+
+// pagesOf returns the pages that the characters from to to of section s's
+// text lie on, from the pages of its chunks: a page of a long section cites
+// its own pages, not the whole section's. The section's pages stand in
+// when no chunk can be placed.
+func (l *Library) pagesOf(ctx context.Context, bookID int64, s index.Section, text []rune, from, to int) (int, int, error) {
+	chunks, err := l.DB.ChunkRange(ctx, bookID, s.FirstChunk, s.FirstChunk+s.ChunkCount-1)
+	if err != nil {
+		return 0, 0, err
+	}
+	starts := chunkStarts(string(text), chunks)
+	ps, pe := 0, 0
+	for i, k := range chunks {
+		if starts[i] < 0 || k.PageStart <= 0 {
+			continue
+		}
+		// A chunk stands for the text from its start to the next one's.
+		end := len(text)
+		for _, st := range starts[i+1:] {
+			if st >= 0 {
+				end = st
+				break
+			}
+		}
+		if starts[i] >= to || end <= from {
+			continue
+		}
+		if ps == 0 || k.PageStart < ps {
+			ps = k.PageStart
+		}
+		pe = max(pe, k.PageStart, k.PageEnd)
+	}
+	if ps == 0 {
+		return s.PageStart, s.PageEnd, nil
+	}
+	return ps, pe, nil
+}
+
+// chunkStarts finds where each of a section's chunks begins in its text,
+// in characters; -1 for one it cannot place. A chunk begins with a whole
+// block or sentence of the text, or, for a run of words too long for one
+// chunk, with its first word at least.
+func chunkStarts(text string, chunks []index.Chunk) []int {
+	starts := make([]int, len(chunks))
+	from, runes := 0, 0 // in bytes; characters before from
+	for i, k := range chunks {
+		starts[i] = -1
+		first, _, _ := strings.Cut(k.Text, "\n")
+		word, _, _ := strings.Cut(first, " ")
+		for _, key := range []string{truncateWords(first, 80), word} {
+			if key == "" {
+				continue
+			}
+			if j := strings.Index(text[from:], key); j >= 0 {
+				runes += utf8.RuneCountInString(text[from : from+j])
+				from += j
+				starts[i] = runes
+				break
+			}
+		}
+	}
+	return starts
+}
+
+// truncateWords cuts s to at most n bytes, at a space when it must cut.
+func truncateWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
+		return s[:i]
+	}
+	return ""
 }
 
 // cutPoint finds a good place to end a page of text between from and limit:
@@ -345,7 +447,10 @@ func (l *Library) indexing(ctx context.Context) (*IndexingView, error) {
 	return &IndexingView{Ready: p.Ready, Total: p.Ready + p.Indexing}, nil
 }
 
-// ChunkView is one chunk in book order, for reading around a hit.
+// ChunkView is one chunk in book order, for reading around a hit. Its
+// Text leaves out the start that repeats the end of the chunk before it
+// in the same view (chunks of a section overlap by a sentence or two), so
+// that the chunks read on from one another.
 type ChunkView struct {
 	ChunkIndex   int    `json:"chunk_index"`
 	ChapterIndex int    `json:"chapter_index"`
@@ -387,22 +492,58 @@ func (l *Library) Neighbors(ctx context.Context, slug string, chunkIndex, before
 		return NeighborsView{}, err
 	}
 	out := NeighborsView{Book: b.Slug, Title: b.Title, TotalChunks: b.Chunks, Chunks: []ChunkView{}}
-	for _, k := range chunks {
+	for i, k := range chunks {
+		text := k.Text
+		if i > 0 && sameSection(chunks[i-1], k) {
+			text = strings.TrimLeft(text[sharedStart(chunks[i-1].Text, text):], " \t\n")
+		}
 		out.Chunks = append(out.Chunks, ChunkView{ChunkIndex: k.Index, ChapterIndex: k.ChapterIndex, SectionIndex: k.SectionIndex,
-			Heading: k.Heading, PageStart: page(k.PageStart), PageEnd: page(k.PageEnd), Anchor: k.Anchor, Text: k.Text})
+			Heading: k.Heading, PageStart: page(k.PageStart), PageEnd: page(k.PageEnd), Anchor: k.Anchor, Text: text})
 	}
 	return out, nil
 }
+
+func sameSection(a, b index.Chunk) bool {
+	return a.ChapterIndex == b.ChapterIndex && a.SectionIndex == b.SectionIndex
+}
+
+// sharedStart returns the length in bytes of the longest start of next
+// that also ends prev, in whole words: the sentences that chunking repeats
+// at the start of a chunk from the end of the one before it. 0 when they
+// share none, or too little to tell a repeat from a text that says the
+// same short thing twice (a closing brace on two lines of code).
+func sharedStart(prev, next string) int {
+	for n := min(len(prev), len(next)) - 1; n >= minShared; n-- {
+		if isSpace(next[n]) && !isSpace(next[n-1]) && isSpace(prev[len(prev)-n-1]) && strings.HasSuffix(prev, next[:n]) {
+			if len(strings.Fields(next[:n])) < 3 {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// minShared is the least overlap sharedStart removes, in bytes.
+const minShared = 16
+
+func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' }
+
+// Where people and models find the slugs.
+const (
+	listHint     = "`grimoire list` shows the books and their slugs"
+	listToolHint = "list_books shows the books and their slugs"
+)
 
 // book looks up a slug, refusing what cannot be one.
 func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 	slug = strings.TrimSpace(slug)
 	if slug == "" {
-		return index.Book{}, index.Errorf(index.Invalid, "no book given").WithHint("list_books (or `grimoire list`) shows the slugs")
+		return index.Book{}, index.Errorf(index.Invalid, "no book given").WithHints(listHint, listToolHint)
 	}
 	if len(slug) > 200 || strings.ContainsAny(slug, `/\`) {
 		return index.Book{}, (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
-			WithHint("list_books (or `grimoire list`) shows the slugs")
+			WithHints(listHint, listToolHint)
 	}
 	b, err := l.DB.Book(ctx, slug)
 	if err != nil {
@@ -410,7 +551,7 @@ func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 	}
 	if b.Status != index.Ready {
 		return b, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s is not ready yet (%s)", slug, b.Status)}).
-			WithHint("wait for the sync to finish; library_status shows progress")
+			WithHints("wait for the sync to finish; `grimoire status` shows progress", "library_status shows how far indexing has got")
 	}
 	return b, nil
 }
@@ -423,8 +564,13 @@ func citation(b index.Book, chapter, section string, ps, pe int) string {
 	if a := b.Author(); a != "" {
 		fmt.Fprintf(&sb, " by %s", a)
 	}
+	// A one-chapter document titled like its book, whose one section
+	// is too.
 	if strings.EqualFold(strings.TrimSpace(chapter), strings.TrimSpace(b.Title)) {
-		chapter = "" // a one-chapter document titled like its book
+		chapter = ""
+		if strings.EqualFold(strings.TrimSpace(section), strings.TrimSpace(b.Title)) {
+			section = ""
+		}
 	}
 	loc := headingLoc(chapter, section)
 	if loc != "" {

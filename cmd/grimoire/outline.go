@@ -35,13 +35,14 @@ func (a *app) outlineCmd() *cobra.Command {
 			fmt.Fprintln(a.stdout)
 			for _, c := range o.Chapters {
 				fmt.Fprintf(a.stdout, "%3d  %s%s\n", c.Index, field(c.Title), retrieve.PageNote("  ", c.PageStart, c.PageEnd))
-				if len(c.Sections) == 1 && c.Sections[0].Title == c.Title {
+				if c.OneSection() {
 					continue
 				}
 				for _, s := range c.Sections {
 					fmt.Fprintf(a.stdout, "     %3d  %s%s\n", s.Index, field(s.Title), retrieve.PageNote("  ", s.PageStart, s.PageEnd))
 				}
 			}
+			fmt.Fprintf(a.stdout, "\nread one: grimoire section %s CHAPTER SECTION (SECTION 0 where none is listed)\n", field(o.Book))
 			return nil
 		},
 	}

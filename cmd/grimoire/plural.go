@@ -1,33 +1,10 @@
 package main
 
-import (
-	"strconv"
-	"strings"
-)
+import nouns "github.com/grimoire-search/grimoire/internal/plural"
 
 // plural says n of noun, in the singular for exactly one: "1 book",
-// "0 books", "3 queries", "1,204 chunks". It knows the regular English
-// plurals, which are all the CLI prints.
-func plural(n int, noun string) string {
-	count := grouped(n) + " "
-	if n == 1 {
-		return count + noun
-	}
-	if stem, ok := strings.CutSuffix(noun, "y"); ok && stem != "" && !strings.ContainsRune("aeiou", rune(stem[len(stem)-1])) {
-		return count + stem + "ies"
-	}
-	return count + noun + "s"
-}
+// "0 books", "3 queries", "1,204 chunks".
+func plural(n int, noun string) string { return nouns.Count(n, noun) }
 
 // grouped writes n with its digits in groups of three: "1,204".
-func grouped(n int) string {
-	s := strconv.Itoa(n)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return sign + s
-}
+func grouped(n int) string { return nouns.Grouped(n) }

@@ -61,13 +61,13 @@ with the others under "also in".`,
 				fmt.Fprintln(a.stdout)
 			}
 			for i, h := range hits {
-				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n", i+1, field(h.Citation), field(h.Path), field(h.Book), h.ChunkIndex, h.Score)
+				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n", i+1, field(h.Citation), field(h.Path), sectionArgs(h.PlaceView), h.ChunkIndex, h.Score)
 				for j, p := range h.AlsoIn {
 					label := "also in:"
 					if j > 0 {
 						label = "        "
 					}
-					fmt.Fprintf(a.stdout, "   %s %s  [%s · chunk %d]\n", label, field(p.Path), field(p.Book), p.ChunkIndex)
+					fmt.Fprintf(a.stdout, "   %s %s  [%s · chunk %d]\n", label, field(p.Path), sectionArgs(p), p.ChunkIndex)
 				}
 				fmt.Fprintf(a.stdout, "   %s\n\n", indent(clip(oneLine(h.Text), 400)))
 			}
@@ -115,6 +115,12 @@ func (a *app) libraryPath(p string) (string, error) {
 		}
 	}
 	return candidates[0], nil
+}
+
+// sectionArgs is where a hit lies as `grimoire section` takes it, to paste:
+// "section moby-dick 8 1". The slug also pastes into `outline`.
+func sectionArgs(p retrieve.PlaceView) string {
+	return fmt.Sprintf("section %s %d %d", field(p.Book), p.ChapterIndex, p.SectionIndex)
 }
 
 // noMatches is what a search with no hits prints: while indexing is under

@@ -1,8 +1,8 @@
-package main
+package plural
 
 import "testing"
 
-func TestPlural(t *testing.T) {
+func TestCount(t *testing.T) {
 	cases := []struct {
 		n    int
 		noun string
@@ -24,8 +24,8 @@ func TestPlural(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.want, func(t *testing.T) {
-			if got := plural(tc.n, tc.noun); got != tc.want {
-				t.Errorf("plural(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+			if got := Count(tc.n, tc.noun); got != tc.want {
+				t.Errorf("Count(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
 			}
 		})
 	}

@@ -1,0 +1,72 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+)
+
+// TestMigrationRetitlesSplitSections checks that sections cut out of a long
+// chapter by an older grimoire lose their "Section N — " number, in the
+// outline and in their chunks' heading paths, and that nothing else does.
+func TestMigrationRetitlesSplitSections(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:9] {
+		if _, err := db.ExecContext(ctx, m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'epub', 'ready', 0)`,
+		`INSERT INTO chapter(book_id, idx, title) VALUES (1, 0, 'Loomings')`,
+		`INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, text) VALUES
+			(1, 0, 0, 'Section 1 — Call me Ishmael. Some years ago…', 1, ''),
+			(1, 0, 1, 'Section 2 — “Whenever I find myself”…', 1, ''),
+			(1, 0, 2, 'Section 3. Of whales', 0, '')`,
+		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text) VALUES
+			(1, 0, 0, 0, 'Moby › Loomings › Section 1 — Call me Ishmael. Some years ago…', 'a'),
+			(1, 1, 0, 1, 'Moby › Loomings › Section 2 — “Whenever I find myself”…', 'b'),
+			(1, 2, 0, 2, 'Moby › Loomings › Section 3. Of whales', 'c')`,
+		`PRAGMA user_version = 9`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	w, err := OpenWriter(ctx, path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	chapters, err := w.Outline(ctx, 1)
+	if err != nil || len(chapters) != 1 {
+		t.Fatalf("outline: %+v, %v", chapters, err)
+	}
+	wantTitles := []string{"Call me Ishmael. Some years ago…", "“Whenever I find myself”…", "Section 3. Of whales"}
+	for i, s := range chapters[0].Sections {
+		if s.Title != wantTitles[i] {
+			t.Errorf("section %d: %q, want %q", i, s.Title, wantTitles[i])
+		}
+	}
+	chunks, err := w.ChunkRange(ctx, 1, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range chunks {
+		if want := "Moby › Loomings › " + wantTitles[i]; k.Heading != want {
+			t.Errorf("chunk %d: heading %q, want %q", i, k.Heading, want)
+		}
+	}
+	// The full-text index follows the heading: the number is gone from it.
+	var n int
+	if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH 'heading:"section"'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("%d chunks have \"section\" in their heading, want 1 (%v)", n, err)
+	}
+}
