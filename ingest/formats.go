@@ -13,6 +13,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/markdown"
 	"github.com/grimoire-search/grimoire/ingest/mobi"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
+	"github.com/grimoire-search/grimoire/ingest/rtf"
 	"github.com/grimoire-search/grimoire/ingest/text"
 )
 
@@ -88,6 +89,9 @@ func Formats() Registry {
 		// users know them apart.
 		{Type: doc.MOBI, Extensions: []string{".mobi", ".azw", ".prc"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
 		{Type: doc.AZW3, Extensions: []string{".azw3"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
+		// An RTF file is as often a note (TextEdit's default) as a book:
+		// without text it is only empty.
+		{Type: doc.RTF, Extensions: []string{".rtf"}, Magic: "{\\rtf", open: stateless(rtf.Parse)},
 		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
 		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
 	}

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
 )
 
 // Compression schemes of the text records.
@@ -233,59 +235,5 @@ func (h *header) language() string {
 	if h.exth.language != "" {
 		return h.exth.language
 	}
-	return localeLanguage(h.localeLang)
-}
-
-// localeLanguage maps the Windows primary language id of the MOBI header's
-// locale to ISO 639-1, for books without an EXTH language.
-func localeLanguage(id int) string {
-	switch id {
-	case 1:
-		return "ar"
-	case 4:
-		return "zh"
-	case 5:
-		return "cs"
-	case 6:
-		return "da"
-	case 7:
-		return "de"
-	case 8:
-		return "el"
-	case 9:
-		return "en"
-	case 10:
-		return "es"
-	case 11:
-		return "fi"
-	case 12:
-		return "fr"
-	case 13:
-		return "he"
-	case 14:
-		return "hu"
-	case 16:
-		return "it"
-	case 17:
-		return "ja"
-	case 18:
-		return "ko"
-	case 19:
-		return "nl"
-	case 20:
-		return "no"
-	case 21:
-		return "pl"
-	case 22:
-		return "pt"
-	case 25:
-		return "ru"
-	case 29:
-		return "sv"
-	case 31:
-		return "tr"
-	case 34:
-		return "uk"
-	}
-	return ""
+	return doc.WindowsLanguage(h.localeLang)
 }
