@@ -273,12 +273,10 @@ func (c *converter) end(name string) {
 		c.flush()
 		c.heading, c.pre, c.quote, c.list, c.table = 0, 0, 0, 0, 0
 	case "table":
-		if c.table > 0 {
-			c.table--
-			if c.table == 0 {
-				c.flush()
-			}
+		if c.table == 1 {
+			c.flush()
 		}
+		c.table = max(c.table-1, 0)
 	case "pre":
 		c.breakBlock()
 		c.pre = max(c.pre-1, 0)
