@@ -60,6 +60,7 @@ type reader struct {
 	st        state
 	stack     []state
 	untracked int  // open groups past the depth limit
+	done      bool // the document's group has closed
 	star      bool // a \* was just read: an unknown destination is skipped
 
 	ansiCP  int
@@ -77,6 +78,7 @@ type reader struct {
 	titleText, authorText strings.Builder
 
 	pending   []byte // \'hh and raw bytes, decoded together in the code page
+	pendLine  int    // the line where the pending bytes start
 	skipChars int    // \uN fallback characters still to skip
 	surrogate rune   // a \uN high surrogate waiting for its pair
 
@@ -111,7 +113,7 @@ const checkEvery = 1 << 16
 
 func (r *reader) run() error {
 	next := checkEvery
-	for r.i < len(r.src) {
+	for r.i < len(r.src) && !r.done {
 		if r.i >= next {
 			if err := r.ctx.Err(); err != nil {
 				return fmt.Errorf("rtf: %w", err)
@@ -185,6 +187,8 @@ func (r *reader) close() {
 	inner := r.st
 	r.st = r.stack[len(r.stack)-1]
 	r.stack = r.stack[:len(r.stack)-1]
+	// What follows the document's own group is no part of it.
+	r.done = len(r.stack) == 0
 	if inner.dest == destFootnote && r.st.dest != destFootnote {
 		r.endNote()
 	}
@@ -223,9 +227,7 @@ func (r *reader) control() {
 			r.skipChars--
 			return
 		}
-		if r.reading() {
-			r.pending = append(r.pending, b)
-		}
+		r.pend(b)
 	case '\\', '{', '}':
 		r.byteText(c)
 	case '~':
@@ -255,8 +257,9 @@ func (r *reader) param() (int, bool) {
 	}
 	start := r.i
 	n := 0
-	for r.i < len(r.src) && isDigit(r.src[r.i]) && r.i-start < 10 {
-		n = n*10 + int(r.src[r.i]-'0')
+	for r.i < len(r.src) && isDigit(r.src[r.i]) {
+		// Parameters are 16 or 32 bits; a longer one saturates.
+		n = min(n*10+int(r.src[r.i]-'0'), 1<<31)
 		r.i++
 	}
 	if r.i == start {
@@ -279,9 +282,18 @@ func (r *reader) byteText(c byte) {
 		r.skipChars--
 		return
 	}
-	if r.reading() {
-		r.pending = append(r.pending, c)
+	r.pend(c)
+}
+
+// pend keeps a byte of text to decode with the ones around it.
+func (r *reader) pend(c byte) {
+	if !r.reading() {
+		return
 	}
+	if len(r.pending) == 0 {
+		r.pendLine = r.line
+	}
+	r.pending = append(r.pending, c)
 }
 
 // symbol writes text that a control word or symbol stands for; it counts as
@@ -302,7 +314,10 @@ func (r *reader) flushBytes() {
 	}
 	s := decode(r.pending, r.codePage())
 	r.pending = r.pending[:0]
+	line := r.line
+	r.line = r.pendLine
 	r.text(s)
+	r.line = line
 }
 
 // codePage is the code page of the current font, else the document's.
@@ -540,6 +555,9 @@ func (r *reader) enter(d dest) {
 // unicode writes the character of a \uN escape; RTF writes N as a signed
 // 16-bit number and characters past the BMP as surrogate pairs.
 func (r *reader) unicode(n int) {
+	if n < -32768 || n > 65535 {
+		return
+	}
 	if n < 0 {
 		n += 65536
 	}
