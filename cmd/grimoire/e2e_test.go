@@ -109,7 +109,7 @@ type bookOut struct {
 }
 
 type hitOut struct {
-	Book, Title, Chapter, Section, Text, Path string
+	Book, Title, Chapter, Section, Text, Path, Anchor string
 	ChapterIndex                              int  `json:"chapter_index"`
 	SectionIndex                              int  `json:"section_index"`
 	PageStart                                 *int `json:"page_start"`
