@@ -124,7 +124,7 @@ func TestMOBI6(t *testing.T) {
 				d.Language != "en-GB" || d.SourceType != doc.MOBI {
 				t.Errorf("metadata %q %q %q %q", d.Title, d.Authors, d.Language, d.SourceType)
 			}
-			want := []string{"/", "Chapter One/", "Chapter Two/", "Chapter Two/A Storm"}
+			want := []string{"The Harbour/", "Chapter One/", "Chapter Two/", "Chapter Two/A Storm"}
 			if got := shape(d); !slices.Equal(got, want) {
 				t.Errorf("shape %q, want %q", got, want)
 			}
@@ -231,7 +231,7 @@ func TestCombined(t *testing.T) {
 func TestNoTOCUsesHeadings(t *testing.T) {
 	b := testBook{html: "<html><body><p>Front matter.</p><h2>One</h2><p>first</p><h3>Detail</h3><p>deep</p><h2>Two</h2><p>second</p></body></html>"}
 	d := mustParse(t, b.bytes())
-	want := []string{"/", "One/", "One/Detail", "Two/"}
+	want := []string{"Full Name/", "One/", "One/Detail", "Two/"}
 	if got := shape(d); !slices.Equal(got, want) {
 		t.Errorf("shape %q, want %q", got, want)
 	}

@@ -54,6 +54,11 @@ func (b *book) document(ctx context.Context) (*doc.Document, error) {
 	if b.first.kf8() {
 		d.SourceType = doc.AZW3
 	}
+	if len(d.Chapters) > 0 && d.Chapters[0].Title == "" {
+		// Front matter before the first TOC entry, without a heading of
+		// its own: the title page, named as the book.
+		d.Chapters[0].Title = d.Title
+	}
 	return d, nil
 }
 

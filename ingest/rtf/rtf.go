@@ -61,13 +61,19 @@ func parse(ctx context.Context, data []byte, lim limits) (*doc.Document, error) 
 	if err := r.run(); err != nil {
 		return nil, err
 	}
-	return &doc.Document{
+	d := &doc.Document{
 		Title:      r.title(),
 		Authors:    r.authors(),
 		Language:   doc.WindowsLanguage(r.deflang),
 		SourceType: doc.RTF,
 		Chapters:   layout(r.pars),
-	}, nil
+	}
+	if len(d.Chapters) > 0 && d.Chapters[0].Title == "" {
+		// Text before the first heading, without one of its own: named as
+		// the document.
+		d.Chapters[0].Title = d.Title
+	}
+	return d, nil
 }
 
 // describe says what data looks like, for a file that is not RTF.

@@ -80,6 +80,13 @@ func TestText(t *testing.T) {
 	}
 }
 
+func TestFrontMatterNamedAsTheDocument(t *testing.T) {
+	d := mustParse(t, `{\rtf1{\info{\title Port Notes}}Front.\par{\pard\outlinelevel0 A\par}a\par{\pard\outlinelevel0 B\par}b\par}`)
+	if got, want := shape(d), []string{"Port Notes/", "A/", "B/"}; !slices.Equal(got, want) {
+		t.Errorf("shape %q, want %q", got, want)
+	}
+}
+
 func TestMetadata(t *testing.T) {
 	d := mustParse(t, `{\rtf1\ansi\deflang1036{\info{\title Le Port}{\author Anne Autrice; Bo Auteur}{\company Ignored}}Texte.\par}`)
 	if d.Title != "Le Port" || !slices.Equal(d.Authors, []string{"Anne Autrice", "Bo Auteur"}) || d.Language != "fr" ||
