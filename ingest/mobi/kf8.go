@@ -136,8 +136,8 @@ func (t *kf8Text) htmlOffset(pos int) (int, bool) {
 		return 0, false
 	}
 	f := t.files[i]
-	if pos-f.pos > f.length {
-		return 0, false
+	if pos < f.pos || pos-f.pos > f.length {
+		return 0, false // skeletons out of order: no file holds it
 	}
 	return f.at + pos - f.pos, true
 }

@@ -42,7 +42,10 @@ func readBook(ctx context.Context, db *palmDB, lim limits) (*book, error) {
 			}
 		}
 	}
-	return b, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("mobi: %w", err)
+	}
+	return b, nil
 }
 
 // check refuses a header whose text cannot be read.

@@ -126,3 +126,27 @@ func outline(d *doc.Document) string {
 	}
 	return sb.String()
 }
+
+// BenchmarkParse measures parsing speed over each corpus RTF file, in MB/s
+// of the file.
+func BenchmarkParse(b *testing.B) {
+	root, ok := testcorpus.Find()
+	if !ok {
+		b.Skip("shared corpus not found")
+	}
+	for _, tc := range corpusDocs {
+		data, err := os.ReadFile(filepath.Join(root, "books", "rtf", tc.file))
+		if err != nil {
+			b.Skip(err)
+		}
+		b.Run(tc.file, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(context.Background(), data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
