@@ -226,6 +226,14 @@ func TestCombined(t *testing.T) {
 	if !strings.Contains(d.Text(), "harbourmaster") || strings.Contains(d.Text(), "Möwen") {
 		t.Errorf("broken KF8 part: MOBI6 part not read:\n%.300s", d.Text())
 	}
+
+	// A download cut short in the KF8 part, which comes last.
+	data = combined(m, k)
+	boundary := strings.Index(string(data), "BOUNDARY")
+	d = mustParse(t, data[:boundary+3000])
+	if !strings.Contains(d.Text(), "harbourmaster") {
+		t.Errorf("truncated KF8 part: MOBI6 part not read:\n%.300s", d.Text())
+	}
 }
 
 func TestNoTOCUsesHeadings(t *testing.T) {

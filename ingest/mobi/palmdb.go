@@ -15,14 +15,18 @@ type palmDB struct {
 	// PalmDOC book.
 	kind    string
 	records [][]byte
+	// cut marks records whose declared end lies past the end of the
+	// file: a truncated download.
+	cut []bool
 }
 
 const pdbHeaderLen = 78
 
 // readPalmDB reads the database header and the record list. A record that
-// lies past the end of the file (a truncated download) is empty, so that a
-// book whose text survived still reads; a record list that does not fit
-// the file is an error.
+// lies past the end of the file (a truncated download) or overlaps the
+// header is nil, so that a book whose text survived still reads and one
+// whose text did not says so; a record list that does not fit the file is
+// an error.
 func readPalmDB(data []byte, lim limits) (*palmDB, error) {
 	if kind := otherKind(data); kind != "" {
 		return nil, failf(ErrNotMOBI, "%s", kind)
@@ -50,8 +54,9 @@ func readPalmDB(data []byte, lim limits) (*palmDB, error) {
 		offsets[i] = int(binary.BigEndian.Uint32(data[pdbHeaderLen+8*i:]))
 	}
 	offsets[n] = len(data)
-	db := &palmDB{name: palmName(data[:32]), kind: kind, records: make([][]byte, n)}
+	db := &palmDB{name: palmName(data[:32]), kind: kind, records: make([][]byte, n), cut: make([]bool, n)}
 	for i := range n {
+		db.cut[i] = offsets[i+1] > len(data)
 		start, stop := min(offsets[i], len(data)), min(offsets[i+1], len(data))
 		if start < end || stop < start {
 			// An offset into the header or a record list out of order:
@@ -72,6 +77,11 @@ func (db *palmDB) record(i int) []byte {
 		return nil
 	}
 	return db.records[i]
+}
+
+// whole reports whether record i is there in full.
+func (db *palmDB) whole(i int) bool {
+	return db.record(i) != nil && !db.cut[i]
 }
 
 // palmName reads the NUL-terminated database name, which writers fill with

@@ -81,8 +81,11 @@ func (b *book) text(ctx context.Context, h *header) ([]byte, error) {
 				return nil, fmt.Errorf("mobi: %w", err)
 			}
 		}
-		rec := trimTrailing(b.db.record(h.base+i), h.extraFlags)
-		out, err = unpack(out, rec, b.lim.maxRecordText)
+		raw := b.db.record(h.base + i)
+		if !b.db.whole(h.base + i) {
+			return nil, failf(ErrDamaged, "text record %d of %d is missing: the file is cut short or its record list is broken", i, h.textRecords)
+		}
+		out, err = unpack(out, trimTrailing(raw, h.extraFlags), b.lim.maxRecordText)
 		switch {
 		case errors.Is(err, errOverflow):
 			return nil, failf(ErrTooLarge, "text record %d decompresses to more than %d bytes", i, b.lim.maxRecordText)
