@@ -54,10 +54,9 @@ type header struct {
 
 // exth is the metadata of the EXTH block.
 type exth struct {
-	title     string // 503, the updated title
-	authors   []string
-	publisher string
-	language  string
+	title    string // 503, the updated title
+	authors  []string
+	language string
 	// boundary is the record index of the KF8 part of a combined file, or
 	// -1 (121).
 	boundary int
@@ -154,11 +153,7 @@ func readEXTH(b []byte, encoding int) exth {
 		b = b[n:]
 		switch typ {
 		case 100:
-			for _, a := range splitAuthors(decodeString(v, encoding)) {
-				out.authors = append(out.authors, a)
-			}
-		case 101:
-			out.publisher = decodeString(v, encoding)
+			out.authors = append(out.authors, splitAuthors(decodeString(v, encoding))...)
 		case 503:
 			out.title = decodeString(v, encoding)
 		case 524:
