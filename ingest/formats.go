@@ -12,7 +12,9 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/epub"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
+	"github.com/grimoire-search/grimoire/ingest/mobi"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
+	"github.com/grimoire-search/grimoire/ingest/rtf"
 	"github.com/grimoire-search/grimoire/ingest/text"
 )
 
@@ -30,9 +32,10 @@ type Format struct {
 	Extensions []string
 	// Magic is how the format's content starts, as its parser checks
 	// before it reads anything ("%PDF-", which PDF readers accept anywhere
-	// in the first kilobyte; the "PK\x03\x04" of a ZIP archive): a format
-	// with magic reads only its own content. Empty for a format that
-	// reads any text.
+	// in the first kilobyte; the "PK\x03\x04" of a ZIP archive; a Kindle
+	// book's "BOOKMOBI", at offset 60 of its Palm database header): a
+	// format with magic reads only its own content. Empty for a format
+	// that reads any text.
 	Magic string
 	// EmptyFails makes a document of the format without text fail its
 	// book, where the user can act on it (OCR a scan); a note without text
@@ -83,6 +86,13 @@ func Formats() Registry {
 			},
 		},
 		{Type: doc.EPUB, Extensions: []string{".epub"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(epub.Parse)},
+		// One parser reads both Kindle formats; they are two types because
+		// users know them apart.
+		{Type: doc.MOBI, Extensions: []string{".mobi", ".azw", ".prc"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
+		{Type: doc.AZW3, Extensions: []string{".azw3"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
+		// An RTF file is as often a note (TextEdit's default) as a book:
+		// without text it is only empty.
+		{Type: doc.RTF, Extensions: []string{".rtf"}, Magic: "{\\rtf", open: stateless(rtf.Parse)},
 		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
 		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
 	}

@@ -109,12 +109,12 @@ type bookOut struct {
 }
 
 type hitOut struct {
-	Book, Title, Chapter, Section, Text, Path string
-	ChapterIndex                              int  `json:"chapter_index"`
-	SectionIndex                              int  `json:"section_index"`
-	PageStart                                 *int `json:"page_start"`
-	PageEnd                                   *int `json:"page_end"`
-	Score                                     float64
+	Book, Title, Chapter, Section, Text, Path, Anchor string
+	ChapterIndex                                      int  `json:"chapter_index"`
+	SectionIndex                                      int  `json:"section_index"`
+	PageStart                                         *int `json:"page_start"`
+	PageEnd                                           *int `json:"page_end"`
+	Score                                             float64
 }
 
 func writeFile(t *testing.T, path, content string) {

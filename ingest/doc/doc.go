@@ -18,6 +18,11 @@ const (
 	Text     = "text"
 	PDF      = "pdf"
 	EPUB     = "epub"
+	// MOBI is a Mobipocket or combined MOBI/KF8 Kindle book (.mobi, .azw).
+	MOBI = "mobi"
+	// AZW3 is a KF8 Kindle book.
+	AZW3 = "azw3"
+	RTF  = "rtf"
 )
 
 // Document is one parsed book.
@@ -30,7 +35,7 @@ type Document struct {
 	Authors []string
 	// Language is a BCP 47 tag when known ("en", "fr"), else empty.
 	Language string
-	// SourceType is one of Markdown, Text, PDF, EPUB.
+	// SourceType is one of the source types above.
 	SourceType string
 	// PageCount is the number of pages for paged formats, else 0.
 	PageCount int

@@ -5,8 +5,12 @@ package testbook
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"html"
+	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // EPUB returns an EPUB 3 with the given title and one chapter holding text.
@@ -46,4 +50,90 @@ func EPUB(tb testing.TB, title, text string) []byte {
 		tb.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// MOBI returns a Mobipocket (MOBI6) book with the given title and one
+// chapter holding text, its text records uncompressed.
+func MOBI(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	return kindle(title, "<h2>One</h2><p>"+html.EscapeString(text)+"</p>", 6)
+}
+
+// AZW3 returns a KF8 book with the given title and one chapter holding
+// text: one XHTML file, without the skeleton and fragment indexes that
+// readers do without.
+func AZW3(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	return kindle(title, `<h1>One</h1><p>`+html.EscapeString(text)+`</p>`, 8)
+}
+
+// kindle writes a Palm database of a header record, the text records and
+// no index, with the MOBI header version given.
+func kindle(title, body string, version uint32) []byte {
+	be := binary.BigEndian
+	text := []byte("<html><head><title>" + html.EscapeString(title) + "</title></head><body>" + body + "</body></html>")
+	var records [][]byte
+	for at := 0; at < len(text); at += 4096 {
+		records = append(records, text[at:min(at+4096, len(text))])
+	}
+	r0 := make([]byte, 16+232)
+	be.PutUint16(r0[0:], 1) // uncompressed
+	be.PutUint32(r0[4:], uint32(len(text)))
+	be.PutUint16(r0[8:], uint16(len(records)))
+	be.PutUint16(r0[10:], 4096)
+	copy(r0[16:], "MOBI")
+	be.PutUint32(r0[20:], 232)
+	be.PutUint32(r0[24:], 2)
+	be.PutUint32(r0[28:], 65001)
+	be.PutUint32(r0[36:], version)
+	for _, off := range []int{0x50, 0x70, 0xC0, 0xF4} {
+		be.PutUint32(r0[off:], 0xFFFFFFFF)
+	}
+	be.PutUint32(r0[0x80:], 0x40)
+	exth := []byte("EXTH")
+	exth = be.AppendUint32(exth, uint32(12+8+len(title)))
+	exth = be.AppendUint32(exth, 1)
+	exth = be.AppendUint32(exth, 503)
+	exth = be.AppendUint32(exth, uint32(8+len(title)))
+	exth = append(exth, title...)
+	r0 = append(r0, exth...)
+	records = append([][]byte{r0}, records...)
+
+	out := make([]byte, 78+8*len(records)+2)
+	copy(out, "TESTBOOK")
+	copy(out[60:], "BOOKMOBI")
+	be.PutUint16(out[76:], uint16(len(records)))
+	off := len(out)
+	for i, r := range records {
+		be.PutUint32(out[78+8*i:], uint32(off))
+		off += len(r)
+	}
+	for _, r := range records {
+		out = append(out, r...)
+	}
+	return out
+}
+
+// RTF returns an RTF document with the given title and one heading and
+// paragraph holding text.
+func RTF(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	escape := func(s string) string {
+		var sb strings.Builder
+		for _, r := range s {
+			switch {
+			case r == '\\' || r == '{' || r == '}':
+				sb.WriteString(`\` + string(r))
+			case r > 127:
+				for _, u := range utf16.Encode([]rune{r}) {
+					fmt.Fprintf(&sb, `\u%d?`, int16(u))
+				}
+			default:
+				sb.WriteRune(r)
+			}
+		}
+		return sb.String()
+	}
+	return []byte(`{\rtf1\ansi\ansicpg1252{\info{\title ` + escape(title) + `}}` + "\n" +
+		`{\pard\outlinelevel0 One\par}` + "\n" + `{\pard ` + escape(text) + `\par}` + "\n}")
 }
