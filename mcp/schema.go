@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -32,6 +33,37 @@ func schemas[In, Out any]() mcpgo.ToolOption {
 		t.RawInputSchema = portable(gen.RawInputSchema)
 		t.RawOutputSchema = portable(out)
 	}
+}
+
+// typeEnum lists the book types the format registry knows as the values
+// of a tool's "type" argument, so the schema never lags behind the formats.
+func typeEnum(types []string) mcpgo.ToolOption {
+	return func(t *mcpgo.Tool) {
+		if len(types) == 0 {
+			return
+		}
+		var s map[string]any
+		if err := json.Unmarshal(t.RawInputSchema, &s); err != nil {
+			return
+		}
+		props, _ := s["properties"].(map[string]any)
+		typ, ok := props["type"].(map[string]any)
+		if !ok {
+			return
+		}
+		typ["enum"] = types
+		if out, err := json.Marshal(s); err == nil {
+			t.RawInputSchema = out
+		}
+	}
+}
+
+// orList joins names as a sentence does: "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // portable rewrites a JSON schema so that every type is a single one: a

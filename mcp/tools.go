@@ -14,7 +14,7 @@ import (
 
 type listBooksArgs struct {
 	Author string `json:"author,omitempty" jsonschema:"Only books whose author contains this text (case-insensitive)"`
-	Type   string `json:"type,omitempty" jsonschema:"Only books of this type,enum=pdf,enum=epub,enum=markdown,enum=text"`
+	Type   string `json:"type,omitempty" jsonschema:"Only books of this type"`
 	Query  string `json:"query,omitempty" jsonschema:"Only books whose title or author contains this text"`
 	Offset int    `json:"offset,omitempty" jsonschema:"Where to start in the list: pass next_offset of the previous call"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Books per page: 1 to 500 (default 100)"`
@@ -46,7 +46,7 @@ type searchArgs struct {
 	Queries []string `json:"queries,omitempty" jsonschema:"More phrasings of the same question (synonyms, the terms a book would use); their rankings are fused with query's"`
 	Book    string   `json:"book,omitempty" jsonschema:"Only this book (slug)"`
 	Author  string   `json:"author,omitempty" jsonschema:"Only books whose author contains this text"`
-	Type    string   `json:"type,omitempty" jsonschema:"Only books of this type,enum=pdf,enum=epub,enum=markdown,enum=text"`
+	Type    string   `json:"type,omitempty" jsonschema:"Only books of this type"`
 	Limit   int      `json:"limit,omitempty" jsonschema:"Number of passages to return: 1 to 50 (default 10)"`
 }
 
@@ -82,9 +82,10 @@ const (
 )
 
 func (s *Server) addTools() {
+	types := s.lib.SourceTypes()
 	s.mcp.AddTool(tool("list_books", "List books",
-		`List the books in the user's library: each with its slug (the name every other tool takes), title, author, source_type (pdf, epub, markdown or text), how many chapters, sections and chunks it has, its status (ready, pending, parsed or failed, with the error) and paths. Use it to find a book's slug, or to see what the library holds; filter by author, type, or query (a part of the title or author). Books come in pages of 100 (limit up to 500), ordered by title; total counts them all, and when next_offset is present, call again with offset = next_offset for the next page.`,
-		schemas[listBooksArgs, listBooksResult]()),
+		`List the books in the user's library: each with its slug (the name every other tool takes), title, author, source_type (`+orList(types)+`), how many chapters, sections and chunks it has, its status (ready, pending, parsed or failed, with the error) and paths. Use it to find a book's slug, or to see what the library holds; filter by author, type, or query (a part of the title or author). Books come in pages of 100 (limit up to 500), ordered by title; total counts them all, and when next_offset is present, call again with offset = next_offset for the next page.`,
+		schemas[listBooksArgs, listBooksResult](), typeEnum(types)),
 		mcpgo.NewTypedToolHandler(s.listBooks))
 
 	s.mcp.AddTool(tool("get_book_outline", "Book outline",
@@ -99,7 +100,7 @@ func (s *Server) addTools() {
 
 	s.mcp.AddTool(tool("search", "Search the library",
 		`Search the user's books and return the best passages, each with its citation: book (slug) and title, author, chapter and section (their titles, and chapter_index and section_index, which get_section takes), pages for PDFs (page_start, page_end), and chunk_index, which read_chunk_neighbors takes. Full text (BM25: good for names, terms and exact sentences) and vectors are combined. For a hard question, or a why or how question, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): they are searched separately and fused; the search matches words, not meaning. score orders the hits of one search, higher first; it is not a probability and does not compare across searches. scores gives each signal's part where it has one: fts_rank and fts_bm25 (full text), vector_cosine, subword (sub-word similarity), and vector_rank when the vector search ranked the passage; when the user runs a reranker, rerank (then the score) and rerank_probability (0-1), its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
-		schemas[searchArgs, searchResult]()),
+		schemas[searchArgs, searchResult](), typeEnum(types)),
 		mcpgo.NewTypedToolHandler(s.search))
 
 	s.mcp.AddTool(tool("read_chunk_neighbors", "Read around a passage",

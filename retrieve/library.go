@@ -18,6 +18,15 @@ type Library struct {
 	Searcher *Searcher
 }
 
+// SourceTypes are the types a book can have, as the search's filters take
+// them.
+func (l *Library) SourceTypes() []string {
+	if l.Searcher == nil {
+		return nil
+	}
+	return l.Searcher.opts.SourceTypes
+}
+
 // BookView is a book as `grimoire list --json` and list_books show it.
 type BookView struct {
 	Slug       string    `json:"slug"`

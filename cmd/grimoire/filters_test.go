@@ -42,7 +42,7 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 		want  string   // in stderr, for an error
 		books []string // the books hit, for a success
 	}{
-		{"a type no format has", dir, []string{"--type", "pdfs"}, exitInvalid, `unknown type "pdfs": did you mean "pdf"? — the types are pdf, epub, markdown, text`, nil},
+		{"a type no format has", dir, []string{"--type", "pdfs"}, exitInvalid, `unknown type "pdfs": did you mean "pdf"? — the types are ` + strings.Join(ingest.Formats().Types(), ", "), nil},
 		{"a type no book has", dir, []string{"--type", "pdf"}, exitNotFound, "no book is of type pdf (the library holds markdown, text)", nil},
 		{"a type in capitals", dir, []string{"--type", "Markdown"}, 0, "", []string{"moby-dick"}},
 		{"a misspelt author", dir, []string{"--author", "Melvile"}, exitNotFound, `no book's author contains "Melvile": did you mean "Herman Melville"?`, nil},
@@ -88,7 +88,7 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 	if !strings.Contains(help, "only books of this type: "+strings.Join(ingest.Formats().Types(), ", ")) {
 		t.Errorf("query --help does not list the types:\n%s", help)
 	}
-	if r := grimoire(t, dir, "--library", lib, "list", "--type", "pdfs"); r.code != exitInvalid || !strings.Contains(r.stderr, "the types are pdf, epub, markdown, text") {
+	if r := grimoire(t, dir, "--library", lib, "list", "--type", "pdfs"); r.code != exitInvalid || !strings.Contains(r.stderr, "the types are "+strings.Join(ingest.Formats().Types(), ", ")) {
 		t.Errorf("list --type pdfs: exit %d, %s", r.code, r.stderr)
 	}
 }
@@ -136,7 +136,7 @@ func TestMCPSearchFiltersSayWhyNothingMatches(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"type": "pdfs"}, `unknown type "pdfs": did you mean "pdf"? — the types are pdf, epub, markdown, text`},
+		{map[string]any{"type": "pdfs"}, `unknown type "pdfs": did you mean "pdf"? — the types are ` + strings.Join(ingest.Formats().Types(), ", ")},
 		{map[string]any{"type": "epub"}, "no book is of type epub (the library holds markdown, text)"},
 		{map[string]any{"author": "Melvile"}, `no book's author contains "Melvile": did you mean "Herman Melville"?`},
 	} {
