@@ -9,6 +9,7 @@ package doc
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -77,6 +78,23 @@ const (
 	Table
 	Quote
 )
+
+// String names the kind, as golden files and logs show it.
+func (k BlockKind) String() string {
+	switch k {
+	case Paragraph:
+		return "paragraph"
+	case Code:
+		return "code"
+	case List:
+		return "list"
+	case Table:
+		return "table"
+	case Quote:
+		return "quote"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
 
 // Block is a unit of text that chunking keeps together where it can.
 type Block struct {

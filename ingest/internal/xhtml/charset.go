@@ -1,9 +1,11 @@
-package epub
+package xhtml
 
 import (
 	"bytes"
+	"encoding/xml"
 	"io"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
@@ -15,11 +17,12 @@ import (
 // xmlEncoding finds the encoding named by an XML declaration.
 var xmlEncoding = regexp.MustCompile(`^\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._:-]+)["']`)
 
-// toUTF8 returns an XML or XHTML document as UTF-8. EPUB requires UTF-8 or
-// UTF-16, but older books declare Latin-1 or Windows-1252 in the XML
-// declaration, and some declare nothing and are not UTF-8 either. Whatever
-// comes out is valid UTF-8, so the parsers after this never see bad bytes.
-func toUTF8(data []byte) []byte {
+// ToUTF8 returns an XML or HTML document as UTF-8: by its byte order mark,
+// else the encoding its XML declaration names (older EPUBs declare Latin-1,
+// FB2 books Windows-1251), else as it is when it is valid UTF-8, else as a
+// browser would guess (a <meta charset>, else Windows-1252). Whatever comes
+// out is valid UTF-8, so the parsers after this never see bad bytes.
+func ToUTF8(data []byte) []byte {
 	switch {
 	case bytes.HasPrefix(data, []byte("\xef\xbb\xbf")):
 		return valid(data[3:])
@@ -56,6 +59,30 @@ func valid(b []byte) []byte {
 	return bytes.ToValidUTF8(b, []byte("\uFFFD"))
 }
 
-// passCharset is an xml.Decoder CharsetReader for input that toUTF8 has
+// passCharset is an xml.Decoder CharsetReader for input that ToUTF8 has
 // already converted: whatever the declaration says, the bytes are UTF-8.
 func passCharset(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+
+// NewXMLDecoder returns a lenient decoder for an XML document in any
+// encoding its declaration names: real files carry HTML entities (&nbsp;)
+// and sloppy markup. encoding/xml never expands entities declared in a
+// DTD, so an entity bomb stays a few literal characters.
+func NewXMLDecoder(data []byte) *xml.Decoder {
+	d := xml.NewDecoder(bytes.NewReader(ToUTF8(data)))
+	d.Strict = false
+	d.Entity = xml.HTMLEntity
+	d.CharsetReader = passCharset
+	return d
+}
+
+// CleanText collapses runs of white space (metadata is pretty-printed) and
+// drops control characters.
+func CleanText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
