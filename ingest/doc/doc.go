@@ -19,6 +19,13 @@ const (
 	Text     = "text"
 	PDF      = "pdf"
 	EPUB     = "epub"
+	FB2      = "fb2"
+	DOCX     = "docx"
+	ODT      = "odt"
+	HTML     = "html"
+	// HTMLZ is calibre's zipped HTML: a page, its metadata.opf and its
+	// pictures.
+	HTMLZ = "htmlz"
 )
 
 // Document is one parsed book.
@@ -31,7 +38,7 @@ type Document struct {
 	Authors []string
 	// Language is a BCP 47 tag when known ("en", "fr"), else empty.
 	Language string
-	// SourceType is one of Markdown, Text, PDF, EPUB.
+	// SourceType is one of the source types above.
 	SourceType string
 	// PageCount is the number of pages for paged formats, else 0.
 	PageCount int

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"io"
 	"regexp"
-	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
@@ -73,16 +72,4 @@ func NewXMLDecoder(data []byte) *xml.Decoder {
 	d.Entity = xml.HTMLEntity
 	d.CharsetReader = passCharset
 	return d
-}
-
-// CleanText collapses runs of white space (metadata is pretty-printed) and
-// drops control characters.
-func CleanText(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
 }
