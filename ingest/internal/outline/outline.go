@@ -118,8 +118,9 @@ type node struct {
 }
 
 // Chapters lays the document out. preamble names the chapter of text that
-// comes before the first heading (the document's title, when it has one).
-// A document without text has no chapters.
+// comes before the first heading (the document's title, when it has one);
+// empty, the chapter is named by its first line when that is short. A
+// document without text has no chapters.
 func (b *Builder) Chapters(preamble string) []doc.Chapter {
 	b.flushNotes()
 	root := &node{}
@@ -145,6 +146,13 @@ func (b *Builder) Chapters(preamble string) []doc.Chapter {
 	measure(root)
 
 	var out []doc.Chapter
+	if preamble == "" {
+		// A preamble without a name is named like an untitled division.
+		var took bool
+		if preamble, root.blocks, took = takeTitle(root.blocks); took && len(root.blocks) == 0 {
+			root.blocks = []doc.Block{{Kind: doc.Paragraph, Text: preamble}}
+		}
+	}
 	if len(root.blocks) > 0 {
 		out = append(out, doc.Chapter{Title: preamble, Sections: []doc.Section{{Blocks: root.blocks}}})
 	}
@@ -172,19 +180,29 @@ func measure(n *node) int {
 // it is short enough to be a title. A block that is only that line is the
 // heading, and leaves the text, as a title does.
 func nameUntitled(n *node) {
-	if n.it != nil && n.it.untitle && len(n.blocks) > 0 {
-		text := strings.TrimSpace(n.blocks[0].Text)
-		first, rest, _ := strings.Cut(text, "\n")
-		if first = strings.TrimSpace(first); utf8.RuneCountInString(first) <= maxDerivedTitle {
-			n.it.title = first
-			if strings.TrimSpace(rest) == "" {
-				n.blocks, n.tookLine = n.blocks[1:], true
-			}
-		}
+	if n.it != nil && n.it.untitle {
+		n.it.title, n.blocks, n.tookLine = takeTitle(n.blocks)
 	}
 	for _, k := range n.kids {
 		nameUntitled(k)
 	}
+}
+
+// takeTitle returns the first line of blocks when it is a paragraph's and
+// short enough to be a title, and the blocks without it when it was a
+// block of its own.
+func takeTitle(blocks []doc.Block) (title string, rest []doc.Block, took bool) {
+	if len(blocks) == 0 || blocks[0].Kind != doc.Paragraph {
+		return "", blocks, false
+	}
+	first, more, _ := strings.Cut(strings.TrimSpace(blocks[0].Text), "\n")
+	if first = strings.TrimSpace(first); utf8.RuneCountInString(first) > maxDerivedTitle {
+		return "", blocks, false
+	}
+	if strings.TrimSpace(more) == "" {
+		return first, blocks[1:], true
+	}
+	return first, blocks, false
 }
 
 // chapterNodes returns the headings that become chapters. While one node

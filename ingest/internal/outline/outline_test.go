@@ -115,6 +115,11 @@ func TestChapters(t *testing.T) {
 			want:  "# A\n  paragraph: a\n# B\n## S\n  paragraph: s\n  paragraph: Deep line\n  paragraph: d\n",
 		},
 		{
+			name:  "a preamble without a name takes its first short line",
+			lines: []string{"MEMORANDUM", "To all staff.", "h1 One", "a", "h1 Two", "b"},
+			want:  "# MEMORANDUM\n  paragraph: To all staff.\n# One\n  paragraph: a\n# Two\n  paragraph: b\n",
+		},
+		{
 			name:  "lines of a kind join, code keeps blank lines, paragraphs stand alone",
 			lines: []string{"li one", "li two", "code a", "code ", "code b", "quote q1", "quote q2", "p1", "p2", "li three"},
 			want:  "# \n  list: - one⏎- two\n  code: a⏎⏎b\n  quote: q1⏎q2\n  paragraph: p1\n  paragraph: p2\n  list: - three\n",

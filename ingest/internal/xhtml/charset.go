@@ -3,6 +3,8 @@ package xhtml
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"unicode/utf8"
@@ -72,4 +74,49 @@ func NewXMLDecoder(data []byte) *xml.Decoder {
 	d.Entity = xml.HTMLEntity
 	d.CharsetReader = passCharset
 	return d
+}
+
+// MaxXMLDepth is how deep the elements of an XML document read with an
+// XMLReader may nest. Real documents nest a few dozen deep; each open
+// element costs the decoder memory, so hostile nesting must end early.
+const MaxXMLDepth = 1000
+
+// ErrTooDeep reports an XML document nested deeper than MaxXMLDepth.
+var ErrTooDeep = errors.New("XML elements nested too deep")
+
+// XMLReader reads the tokens of an XML document in any encoding, leniently
+// as NewXMLDecoder does, and fails on nesting past MaxXMLDepth.
+type XMLReader struct {
+	d     *xml.Decoder
+	depth int
+}
+
+// NewXMLReader returns a reader of data's tokens.
+func NewXMLReader(data []byte) *XMLReader {
+	return &XMLReader{d: NewXMLDecoder(data)}
+}
+
+// Token returns the next token: a StartElement, EndElement or CharData
+// (comments, processing instructions and directives are skipped), or
+// io.EOF at the end, or the decoder's error, or ErrTooDeep.
+func (r *XMLReader) Token() (xml.Token, error) {
+	for {
+		t, err := r.d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t.(type) {
+		case xml.StartElement:
+			r.depth++
+			if r.depth > MaxXMLDepth {
+				return nil, fmt.Errorf("%w: more than %d levels (a hostile file?)", ErrTooDeep, MaxXMLDepth)
+			}
+		case xml.EndElement:
+			r.depth--
+		case xml.CharData:
+		default:
+			continue
+		}
+		return t, nil
+	}
 }
