@@ -117,6 +117,9 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 		d.Language = meta.LanguageTag(st.language)
 	}
 	d.Chapters = r.b.Chapters(d.Title)
+	if d.Title == "" {
+		d.Title = r.b.Name()
+	}
 	return d, nil
 }
 
@@ -230,9 +233,9 @@ func readCore(a *safezip.Archive, name string) (core, error) {
 		return core{}, err
 	}
 	var props struct {
-		Title    string `xml:"title"`
+		Title    string   `xml:"title"`
 		Creators []string `xml:"creator"`
-		Language string `xml:"language"`
+		Language string   `xml:"language"`
 	}
 	if data != nil {
 		// Broken metadata costs the document its title, not its text.

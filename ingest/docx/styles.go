@@ -306,51 +306,11 @@ func (n *numbering) marker(counters map[string][]int, numID string, ilvl int) st
 	for i := 0; i < len(text); i++ {
 		if text[i] == '%' && i+1 < len(text) && text[i+1] >= '1' && text[i+1] <= '9' {
 			k := int(text[i+1] - '1')
-			sb.WriteString(formatNumber(c[k], inst.levels[k].format))
+			sb.WriteString(outline.ListNumber(c[k], inst.levels[k].format))
 			i++
 			continue
 		}
 		sb.WriteByte(text[i])
 	}
 	return strings.TrimSpace(sb.String())
-}
-
-// formatNumber writes n in a list's number format; formats without a
-// plain rendering are written as decimals.
-func formatNumber(n int, format string) string {
-	switch format {
-	case "lowerLetter", "upperLetter":
-		if n < 1 {
-			break
-		}
-		// Word repeats the letter past z: aa, bb.
-		s := strings.Repeat(string(rune('a'+(n-1)%26)), (n-1)/26+1)
-		if format == "upperLetter" {
-			s = strings.ToUpper(s)
-		}
-		return s
-	case "lowerRoman", "upperRoman":
-		if n < 1 || n > 3999 {
-			break
-		}
-		s := roman(n)
-		if format == "lowerRoman" {
-			s = strings.ToLower(s)
-		}
-		return s
-	}
-	return strconv.Itoa(n)
-}
-
-func roman(n int) string {
-	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
-	syms := []string{"M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"}
-	var sb strings.Builder
-	for i, v := range vals {
-		for n >= v {
-			sb.WriteString(syms[i])
-			n -= v
-		}
-	}
-	return sb.String()
 }

@@ -33,6 +33,8 @@ type Builder struct {
 	// still join, 0 when none.
 	open  int
 	notes []doc.Block
+	// name is the title of a heading that stood alone over all the others.
+	name string
 }
 
 type item struct {
@@ -103,6 +105,12 @@ func (b *Builder) flushNotes() {
 	b.notes = b.notes[:0]
 }
 
+// Name returns, after Chapters, the title of a heading that stands alone
+// at the top and holds all the others: the document's name, for a
+// document whose metadata gives none. It is "" when there is no such
+// heading.
+func (b *Builder) Name() string { return b.name }
+
 // node is a heading with what it holds: its own blocks up to the next
 // heading, and the headings under it.
 type node struct {
@@ -145,6 +153,9 @@ func (b *Builder) Chapters(preamble string) []doc.Chapter {
 	nameUntitled(root)
 	measure(root)
 
+	if len(root.kids) == 1 && len(root.kids[0].kids) > 0 {
+		b.name = root.kids[0].it.title
+	}
 	var out []doc.Chapter
 	if preamble == "" {
 		// A preamble without a name is named like an untitled division.

@@ -170,6 +170,24 @@ func TestDeepNesting(t *testing.T) {
 	}
 }
 
+func TestName(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		want  string
+	}{
+		{[]string{"h1 Name", "h2 A", "a", "h2 B", "b"}, "Name"},
+		{[]string{"front", "h0 Title", "h1 A", "a"}, "Title"},
+		{[]string{"h1 A", "a", "h1 B", "b"}, ""},
+		{[]string{"h1 Alone", "text"}, ""},
+	} {
+		b := script(tc.lines...)
+		b.Chapters("")
+		if got := b.Name(); got != tc.want {
+			t.Errorf("%q: name %q, want %q", tc.lines, got, tc.want)
+		}
+	}
+}
+
 func TestNoText(t *testing.T) {
 	var b Builder
 	b.Heading(1, "", "")

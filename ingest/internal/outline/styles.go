@@ -2,6 +2,7 @@ package outline
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
@@ -43,4 +44,44 @@ func StyleKind(name string) (doc.BlockKind, bool) {
 		return doc.Paragraph, true
 	}
 	return doc.Paragraph, false
+}
+
+// ListNumber writes n as a list numbers it in format: "lowerLetter" (a, b,
+// … z, aa), "upperLetter", "lowerRoman" (i, ii), "upperRoman", else as a
+// decimal.
+func ListNumber(n int, format string) string {
+	switch format {
+	case "lowerLetter", "upperLetter":
+		if n < 1 {
+			break
+		}
+		s := strings.Repeat(string(rune('a'+(n-1)%26)), (n-1)/26+1)
+		if format == "upperLetter" {
+			s = strings.ToUpper(s)
+		}
+		return s
+	case "lowerRoman", "upperRoman":
+		if n < 1 || n > 3999 {
+			break
+		}
+		s := roman(n)
+		if format == "lowerRoman" {
+			s = strings.ToLower(s)
+		}
+		return s
+	}
+	return strconv.Itoa(n)
+}
+
+func roman(n int) string {
+	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
+	syms := []string{"M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"}
+	var sb strings.Builder
+	for i, v := range vals {
+		for n >= v {
+			sb.WriteString(syms[i])
+			n -= v
+		}
+	}
+	return sb.String()
 }
