@@ -191,3 +191,18 @@ func WordF1(got, want map[string]int) (f1, precision, recall float64) {
 	}
 	return 2 * precision * recall / (precision + recall), precision, recall
 }
+
+// Outline renders a document's chapter titles one per line, each followed
+// by its titled sections indented by two spaces.
+func Outline(d *doc.Document) string {
+	var sb strings.Builder
+	for _, ch := range d.Chapters {
+		fmt.Fprintf(&sb, "%s\n", ch.Title)
+		for _, s := range ch.Sections {
+			if s.Title != "" {
+				fmt.Fprintf(&sb, "  %s\n", s.Title)
+			}
+		}
+	}
+	return sb.String()
+}

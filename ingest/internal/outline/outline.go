@@ -58,10 +58,14 @@ func (b *Builder) Heading(level int, title, anchor string) {
 	b.open = 0
 }
 
-// Block adds a block of text. Blocks without text are ignored.
+// Block adds a block of text. Blocks without text are ignored, and white
+// space around the text of any but code goes.
 func (b *Builder) Block(blk doc.Block) {
 	if strings.TrimSpace(blk.Text) == "" {
 		return
+	}
+	if blk.Kind != doc.Code {
+		blk.Text = strings.TrimSpace(blk.Text)
 	}
 	b.items = append(b.items, item{block: blk})
 	b.open = 0
@@ -75,12 +79,15 @@ func (b *Builder) Line(kind doc.BlockKind, text, anchor string) {
 	if b.open > 0 && b.items[b.open-1].block.Kind == kind && kind != doc.Paragraph {
 		blk := &b.items[b.open-1].block
 		if strings.TrimSpace(text) != "" || kind == doc.Code {
-			blk.Text += "\n" + text
+			blk.Text += "\n" + strings.TrimRight(text, " \t")
 		}
 		return
 	}
 	if strings.TrimSpace(text) == "" {
 		return
+	}
+	if kind != doc.Code {
+		text = strings.TrimSpace(text)
 	}
 	b.items = append(b.items, item{block: doc.Block{Kind: kind, Text: text, Anchor: anchor}})
 	b.open = 0

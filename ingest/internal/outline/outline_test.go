@@ -53,7 +53,7 @@ func script(lines ...string) *Builder {
 }
 
 func TestChapters(t *testing.T) {
-	long := strings.Repeat("Many words of the main story. ", 40)
+	long := strings.TrimSpace(strings.Repeat("Many words of the main story. ", 40))
 	tests := []struct {
 		name     string
 		lines    []string

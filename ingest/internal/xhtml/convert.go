@@ -302,8 +302,11 @@ type tag struct {
 	pagebreak bool
 	start     int // <ol start> or <li value>, 0 when absent
 
-	role        string // the role attribute, lower case
-	ariaHidden  bool
+	role       string // the role attribute, lower case
+	ariaHidden bool
+	// notes marks an element that holds footnotes or endnotes (by its
+	// role, epub:type or class), which a page keeps even in an aside.
+	notes       bool
 	lang        string
 	metaName    string // a <meta>'s name or property
 	metaContent string
@@ -329,10 +332,15 @@ func readTag(z *html.Tokenizer) tag {
 			t.hidden = true
 		case string(k) == "start" || string(k) == "value":
 			t.start, _ = strconv.Atoi(strings.TrimSpace(string(v)))
-		case bytes.HasSuffix(k, []byte(":type")) || string(k) == "role":
+		case bytes.HasSuffix(k, []byte(":type")) || string(k) == "role" || string(k) == "class":
 			for _, f := range bytes.Fields(v) {
-				if s := string(f); s == "pagebreak" || s == "doc-pagebreak" {
+				switch s := strings.ToLower(string(f)); {
+				case string(k) == "class":
+					t.notes = t.notes || notesWord(s)
+				case s == "pagebreak" || s == "doc-pagebreak":
 					t.pagebreak = true
+				default:
+					t.notes = t.notes || notesWord(s)
 				}
 			}
 			if string(k) == "role" {
@@ -424,13 +432,26 @@ func (c *converter) reading() bool {
 	return c.skipping == 0 && (!c.mainOnly || c.mains > 0)
 }
 
+// notesWord reports the roles, types and classes of elements that hold a
+// document's notes.
+func notesWord(s string) bool {
+	switch strings.TrimPrefix(s, "doc-") {
+	case "footnote", "footnotes", "endnote", "endnotes", "rearnote", "rearnotes", "notes":
+		return true
+	}
+	return false
+}
+
 // furniture reports the parts of a saved web page around its content:
 // navigation, asides, the page's own header and footer, and landmarks of
 // those kinds. A header or footer inside an article or a section belongs
 // to it.
 func (c *converter) furniture(t tag) bool {
-	if t.ariaHidden {
+	switch {
+	case t.ariaHidden:
 		return true
+	case t.notes:
+		return false
 	}
 	switch t.role {
 	case "navigation", "banner", "contentinfo", "complementary", "search":
