@@ -8,8 +8,8 @@
 // Anchors cite a section by its id ("#ch3") where it has one, else by its
 // place ("section 3.2"); a paragraph with an id (a note) is cited by it.
 // The file is untrusted input: a zipped book is read with the caps of
-// package safezip, nesting past a bound shapes nothing but keeps its text,
-// and embedded pictures are skipped unread.
+// package safezip, XML nested past xhtml.MaxXMLDepth fails the book, and
+// embedded pictures are skipped unread.
 package fb2
 
 import (
@@ -41,10 +41,6 @@ var (
 	ErrTooLarge = errors.New("FB2 archive too large to read safely")
 )
 
-// maxDepth bounds the elements whose structure is followed; deeper ones
-// only add their text to the paragraph around them.
-const maxDepth = 256
-
 // ctxCheckEvery is how many tokens are read between two looks at ctx.
 const ctxCheckEvery = 1024
 
@@ -64,7 +60,7 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 		}
 		data = inner
 	}
-	p := &parser{ctx: ctx, dec: xhtml.NewXMLDecoder(data)}
+	p := &parser{ctx: ctx, dec: xhtml.NewXMLReader(data)}
 	if err := p.run(); err != nil {
 		return nil, err
 	}
@@ -143,11 +139,10 @@ const (
 // parser reads the token stream of one book.
 type parser struct {
 	ctx context.Context
-	dec *xml.Decoder
+	dec *xhtml.XMLReader
 	b   outline.Builder
 
 	stack []frame
-	depth int // of the open elements, also those past maxDepth
 	// open counts the open elements of each kind.
 	open [kinds]int
 
@@ -169,8 +164,9 @@ type parser struct {
 	// titleParts are the lines of the open heading title.
 	titleParts []string
 	// notePrefix is the title of the open note, which leads its first
-	// paragraph.
+	// paragraph; noteAnchor cites the note by its id.
 	notePrefix string
+	noteAnchor string
 	quotes     int // open epigraphs, cites, poems
 	row        []string
 	rows       []string
@@ -205,10 +201,13 @@ func (p *parser) run() error {
 			break
 		}
 		if err != nil {
-			if !root {
-				return fmt.Errorf("%w: not XML (%v)", ErrNotFB2, err)
+			switch {
+			case errors.Is(err, xhtml.ErrTooDeep):
+				return fmt.Errorf("%w: %w", ErrDamaged, err)
+			case !root:
+				return fmt.Errorf("%w: not XML (%v)", ErrNotFB2, errText(err))
 			}
-			return fmt.Errorf("%w: the XML breaks at line %d (%v)", ErrDamaged, lineOf(err), errText(err))
+			return fmt.Errorf("%w: the XML breaks off or is broken at line %d (%v)", ErrDamaged, lineOf(err), errText(err))
 		}
 		switch t := t.(type) {
 		case xml.StartElement:
@@ -268,10 +267,6 @@ func attr(t xml.StartElement, local string) string {
 }
 
 func (p *parser) start(t xml.StartElement) {
-	p.depth++
-	if p.depth > maxDepth {
-		return
-	}
 	name := t.Name.Local
 	k := p.classify(name)
 	if p.skipping() {
@@ -297,7 +292,10 @@ func (p *parser) start(t xml.StartElement) {
 		p.closeLine()
 		if p.notes {
 			p.emitPending()
-			p.notePrefix = ""
+			p.notePrefix, p.noteAnchor = "", ""
+			if id := attr(t, "id"); id != "" {
+				p.noteAnchor = "#" + id
+			}
 			break
 		}
 		p.settlePending()
@@ -418,11 +416,6 @@ func sectionAnchor(numbers []int) string {
 }
 
 func (p *parser) end() {
-	if p.depth > maxDepth {
-		p.depth--
-		return
-	}
-	p.depth--
 	if len(p.stack) == 0 {
 		return
 	}
@@ -452,7 +445,11 @@ func (p *parser) end() {
 		p.titleParts = p.titleParts[:0]
 		switch {
 		case p.notes && p.pending == nil:
-			// A note's title is its number.
+			// A note's title is its number, which leads its text as the
+			// citation does in the text: "[1]".
+			if title != "" && !strings.HasPrefix(title, "[") {
+				title = "[" + title + "]"
+			}
 			p.notePrefix = title
 		case p.pending != nil:
 			h := p.pending
@@ -570,13 +567,19 @@ func (p *parser) closeLine() {
 		p.row = append(p.row, line)
 		return
 	}
-	if p.notes && p.notePrefix != "" {
-		line = p.notePrefix + " " + line
-		p.notePrefix = ""
-	}
 	anchor := ""
 	if id != "" {
 		anchor = "#" + id
+	}
+	if p.notes && p.noteAnchor != "" {
+		if anchor == "" {
+			anchor = p.noteAnchor
+		}
+		p.noteAnchor = ""
+	}
+	if p.notes && p.notePrefix != "" {
+		line = p.notePrefix + " " + line
+		p.notePrefix = ""
 	}
 	p.b.Line(p.lineKind(), line, anchor)
 }
