@@ -155,14 +155,24 @@ func readStyles(a *safezip.Archive, name string) (*styles, error) {
 	return st, nil
 }
 
-// style returns the style a paragraph names, or the default one.
+// style returns the style a paragraph names, or the default one. A style
+// the document names but does not define (there are tools that write no
+// styles part) says what its id says.
 func (s *styles) style(id string) paraStyle {
-	if id != "" {
-		if ps, ok := s.byID[id]; ok {
-			return ps
-		}
+	if id == "" {
+		return s.def
 	}
-	return s.def
+	if ps, ok := s.byID[id]; ok {
+		return ps
+	}
+	ps := s.def
+	if n := headingLevel("", id); n >= 0 {
+		ps.level = n
+	}
+	if k, ok := outline.StyleKind(id); ok {
+		ps.kind = k
+	}
+	return ps
 }
 
 // headingLevel returns the level a style's name or id gives: 0 for the
