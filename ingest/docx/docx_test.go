@@ -17,13 +17,18 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/internal/safezip"
 )
 
-// zipOf writes files into a zip archive, in order.
+// zipOf writes files into a zip archive, in order. They are stored
+// without compression and with a zero checksum, which archive/zip does not
+// verify, so that a fuzzer's changes to their bytes reach the XML.
 func zipOf(t testing.TB, files ...[2]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, f := range files {
-		w, err := zw.Create(f[0])
+		w, err := zw.CreateRaw(&zip.FileHeader{
+			Name: f[0], Method: zip.Store,
+			CompressedSize64: uint64(len(f[1])), UncompressedSize64: uint64(len(f[1])),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

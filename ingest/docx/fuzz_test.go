@@ -13,9 +13,8 @@ import (
 )
 
 // FuzzParse checks that no archive makes Parse panic or hang, and that
-// what it returns keeps the invariants of a document. The golden
-// documents are stored uncompressed, so that the fuzzer's changes reach
-// the XML.
+// what it returns keeps the invariants of a document. The seeds are
+// stored as zipOf stores them, so that the fuzzer's changes reach the XML.
 func FuzzParse(f *testing.F) {
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "golden", "*"))
 	for _, dir := range dirs {
