@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/ingest/internal/safezip"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // zipOf writes files into a zip archive, in order. They are stored
 // without compression and with a zero checksum, which archive/zip does not
@@ -105,7 +108,7 @@ func TestGolden(t *testing.T) {
 		n++
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			d := mustParse(t, zipDir(t, dir))
-			doctest.Golden(t, dir+".txt", doctest.Dump(d))
+			doctest.Golden(t, dir+".txt", doctest.Dump(d), *update)
 		})
 	}
 	if n == 0 {

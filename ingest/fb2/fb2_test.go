@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,8 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/ingest/internal/safezip"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // book returns a FictionBook with a title-info holding info and one body.
 func book(info, body string) string {
@@ -74,7 +77,7 @@ func TestGolden(t *testing.T) {
 	for _, p := range books {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			d := mustParse(t, readFile(t, p))
-			doctest.Golden(t, strings.TrimSuffix(p, ".fb2")+".txt", doctest.Dump(d))
+			doctest.Golden(t, strings.TrimSuffix(p, ".fb2")+".txt", doctest.Dump(d), *update)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/ingest/internal/safezip"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 func mustParse(t *testing.T, data []byte) *doc.Document {
 	t.Helper()
@@ -286,7 +289,7 @@ func TestGolden(t *testing.T) {
 		t.Run(filepath.Base(p), func(t *testing.T) {
 			data := readFile(t, p)
 			d := mustParse(t, data)
-			doctest.Golden(t, strings.TrimSuffix(p, ".html")+".txt", doctest.Dump(d))
+			doctest.Golden(t, strings.TrimSuffix(p, ".html")+".txt", doctest.Dump(d), *update)
 		})
 	}
 }

@@ -4,7 +4,6 @@
 package doctest
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,9 +17,6 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/internal/golden"
 )
-
-// update rewrites golden files instead of comparing with them.
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // Check verifies what every parse must guarantee, whatever the input: the
 // source type, valid UTF-8 without NULs, no empty chapter, section or
@@ -105,11 +101,11 @@ func Dump(d *doc.Document) string {
 	return sb.String()
 }
 
-// Golden compares got with the golden file at path, or writes it when the
-// test runs with -update.
-func Golden(tb testing.TB, path, got string) {
+// Golden compares got with the golden file at path, or writes it when
+// update is set (the test's -update flag).
+func Golden(tb testing.TB, path, got string, update bool) {
 	tb.Helper()
-	if *update {
+	if update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			tb.Fatal(err)
 		}
