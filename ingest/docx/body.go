@@ -234,6 +234,8 @@ func (r *reader) start(t xml.StartElement) {
 	case "footnoteReference", "endnoteReference":
 		r.noteRef(name[0:1], attr(t, "id"))
 	case "bookmarkStart":
+		// Word hides its own bookmarks behind "_" (_Toc, _Ref); Google Docs
+		// names its "bookmark=id.…". Neither means anything to a reader.
 		bm := attr(t, "name")
 		if bm == "" || strings.HasPrefix(bm, "_") || strings.Contains(bm, "=") {
 			break

@@ -148,17 +148,17 @@ func readRels(a *safezip.Archive, name, dir string) rels {
 	if err != nil {
 		return out
 	}
-	var doc struct {
+	var x struct {
 		Rels []struct {
 			Type       string `xml:"Type,attr"`
 			Target     string `xml:"Target,attr"`
 			TargetMode string `xml:"TargetMode,attr"`
 		} `xml:"Relationship"`
 	}
-	if err := xhtml.NewXMLDecoder(data).Decode(&doc); err != nil {
+	if err := xhtml.NewXMLDecoder(data).Decode(&x); err != nil {
 		return out
 	}
-	for _, r := range doc.Rels {
+	for _, r := range x.Rels {
 		if strings.EqualFold(r.TargetMode, "External") {
 			continue
 		}

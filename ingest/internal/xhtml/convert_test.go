@@ -258,3 +258,50 @@ func page(title, body string) string {
 <body>` + body + `</body>
 </html>`
 }
+
+// TestConvertPage checks what a saved web page keeps: its main content
+// when it marks one, else all but its furniture; notes even in an aside;
+// its language and meta tags.
+func TestConvertPage(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{
+			name: "main only",
+			src:  `<body><header><p>Site</p></header><div><p>Before main</p><div role="main"><h1>T</h1><p>Body</p></div></div><p>After</p></body>`,
+			want: "h1: T\np: Body\n",
+		},
+		{
+			name: "furniture left out",
+			src: `<body><nav><p>Menu</p></nav><header><p>Banner</p></header><div role="navigation">Crumbs</div><div aria-hidden="true">Icon</div>
+<article><header><h2>Post</h2></header><p>Text</p><footer>Tags</footer></article><aside><p>Ads</p></aside>
+<aside class="footnotes"><p>1. A note.</p></aside><div role="contentinfo">Legal</div><footer>Copyright</footer></body>`,
+			want: "h2: Post\np: Text\np: Tags\np: 1. A note.\n",
+		},
+		{
+			name: "an empty main does not hide the page",
+			src:  `<body><main><script>fill()</script></main><article><p>Rendered text</p></article></body>`,
+			want: "p: Rendered text\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Convert(context.Background(), []byte(tc.src), Options{Page: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := renderPieces(r.Pieces); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	// A book's chapter keeps its asides and headers.
+	r, err := Convert(context.Background(), []byte(`<body><header><p>Kept</p></header><aside><p>Also kept</p></aside></body>`), Options{})
+	if err != nil || renderPieces(r.Pieces) != "p: Kept\np: Also kept\n" {
+		t.Errorf("not a page: %q, %v", renderPieces(r.Pieces), err)
+	}
+	r, _ = Convert(context.Background(), []byte(`<html lang="fr"><head><meta name="Author" content=" Jean  Roe "><meta property="og:title" content="Titre"><meta charset="utf-8"></head><body><p>x</p></body></html>`), Options{Page: true})
+	if r.Lang != "fr" || len(r.Meta) != 2 || r.Meta[0] != (Meta{Name: "author", Content: "Jean Roe"}) || r.Meta[1].Name != "og:title" {
+		t.Errorf("lang %q, meta %+v", r.Lang, r.Meta)
+	}
+}
