@@ -5,14 +5,17 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/docx"
 	"github.com/grimoire-search/grimoire/ingest/epub"
+	"github.com/grimoire-search/grimoire/ingest/fb2"
+	"github.com/grimoire-search/grimoire/ingest/html"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
 	"github.com/grimoire-search/grimoire/ingest/mobi"
+	"github.com/grimoire-search/grimoire/ingest/odt"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/rtf"
 	"github.com/grimoire-search/grimoire/ingest/text"
@@ -27,15 +30,17 @@ type Format struct {
 	// source types.
 	Type string
 	// Extensions are the endings of the format's file names, lower case,
-	// with the dot; no two formats share one. A file's format is judged by
-	// its name alone.
+	// with the dot (".fb2.zip" has two); no two formats share one. A
+	// file's format is judged by its name alone, by the longest ending
+	// that matches.
 	Extensions []string
 	// Magic is how the format's content starts, as its parser checks
 	// before it reads anything ("%PDF-", which PDF readers accept anywhere
 	// in the first kilobyte; the "PK\x03\x04" of a ZIP archive; a Kindle
-	// book's "BOOKMOBI", at offset 60 of its Palm database header): a
-	// format with magic reads only its own content. Empty for a format
-	// that reads any text.
+	// book's "BOOKMOBI", at offset 60 of its Palm database header; for FB2,
+	// whose XML may start many ways or come zipped, the root element it
+	// requires): a format with magic reads only its own content. Empty for
+	// a format that reads any text.
 	Magic string
 	// EmptyFails makes a document of the format without text fail its
 	// book, where the user can act on it (OCR a scan); a note without text
@@ -74,7 +79,7 @@ type Registry []Format
 
 // Formats returns the formats grimoire reads. When a book's paths name
 // several, those with magic are tried before the others, each group in this
-// order: Markdown says more than plain text.
+// order: HTML says more than Markdown, which says more than plain text.
 func Formats() Registry {
 	return Registry{
 		{
@@ -93,6 +98,15 @@ func Formats() Registry {
 		// An RTF file is as often a note (TextEdit's default) as a book:
 		// without text it is only empty.
 		{Type: doc.RTF, Extensions: []string{".rtf"}, Magic: "{\\rtf", open: stateless(rtf.Parse)},
+		{Type: doc.DOCX, Extensions: []string{".docx"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(docx.Parse)},
+		{Type: doc.ODT, Extensions: []string{".odt"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(odt.Parse)},
+		{Type: doc.HTMLZ, Extensions: []string{".htmlz"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(html.ParseHTMLZ)},
+		{Type: doc.FB2, Extensions: []string{".fb2", ".fb2.zip"}, Magic: "<FictionBook", EmptyFails: true, open: stateless(fb2.Parse)},
+		{
+			Type: doc.HTML, Extensions: []string{".html", ".htm", ".xhtml"}, EmptyFails: true,
+			NoTextHint: "no text found: the page's text may be written by scripts, which grimoire does not run; save the page from the browser once it shows the text",
+			open:       stateless(html.Parse),
+		},
 		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
 		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
 	}
@@ -121,13 +135,16 @@ func (r Registry) Types() []string {
 // TypeOf returns the source type of the file at path by its extension, or
 // "" when grimoire does not read that kind of file.
 func (r Registry) TypeOf(path string) string {
-	ext := strings.ToLower(filepath.Ext(path))
+	name := strings.ToLower(filepath.Base(path))
+	typ, longest := "", 0
 	for _, f := range r {
-		if slices.Contains(f.Extensions, ext) {
-			return f.Type
+		for _, ext := range f.Extensions {
+			if len(ext) > longest && strings.HasSuffix(name, ext) {
+				typ, longest = f.Type, len(ext)
+			}
 		}
 	}
-	return ""
+	return typ
 }
 
 // hasMagic reports whether data starts as the format's content does, as

@@ -43,6 +43,17 @@ func TestSameBytesUnderSeveralExtensions(t *testing.T) {
 				"j.pdf":  "not a PDF",
 			},
 		},
+		{
+			name:   "junk as each zipped or XML format",
+			files:  map[string][]byte{"j.docx": junk, "j.odt": junk, "j.fb2": junk, "j.fb2.zip": junk, "j.htmlz": junk},
+			status: index.Failed,
+			failures: map[string]string{
+				"j.docx":  "not a DOCX document",
+				"j.odt":   "not an ODT document",
+				"j.fb2":   "not an FB2 book",
+				"j.htmlz": "not an HTML page",
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newTestLibrary(t)

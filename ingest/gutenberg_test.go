@@ -57,6 +57,11 @@ func TestGutenbergLeftOut(t *testing.T) {
 		// Moby-Dick has 22,000 characters of etymology and extracts
 		// before the first chapter, and its contents after the last.
 		{doc.EPUB, []string{"books", "epub", "moby-dick.epub"}, "Call me Ishmael", "only found another orphan", 23000, 5000, "one from Project Gutenberg"},
+		// The same books in the formats calibre converts EPUBs to.
+		{doc.FB2, []string{"books", "fb2", "pg1342.fb2"}, "It is a truth universally acknowledged", "the means of uniting them", 1000, 100, ""},
+		{doc.DOCX, []string{"books", "docx", "pg1661.docx"}, "To Sherlock Holmes she is always", "private school at Walsall", 1000, 100, ""},
+		{doc.HTML, []string{"books", "html", "pg1342.html"}, "It is a truth universally acknowledged", "the means of uniting them", 1000, 100, ""},
+		{doc.HTMLZ, []string{"books", "html", "pg1342.htmlz"}, "It is a truth universally acknowledged", "the means of uniting them", 1000, 100, ""},
 		{doc.Text, []string{"books", "text", "2591-0.txt"}, "", "", 0, 0, ""},
 		{doc.Text, []string{"books", "text", "Candide.txt"}, "", "", 0, 0, ""},
 		{doc.Text, []string{"books", "text", "pg84.txt"}, "", "", 0, 0, ""},

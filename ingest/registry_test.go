@@ -30,6 +30,16 @@ func TestTypeOf(t *testing.T) {
 		{"/lib/README", ""},
 		{"/lib/photo.jpg", ""},
 		{"/lib/dir.pdf/inside", ""},
+		{"/lib/Tom Sawyer.fb2", "fb2"},
+		{"/lib/Tom.Sawyer.FB2.ZIP", "fb2"},
+		{"/lib/archive.zip", ""},
+		{"/lib/report.docx", "docx"},
+		{"/lib/report.doc", ""},
+		{"/lib/essay.odt", "odt"},
+		{"/lib/page.html", "html"},
+		{"/lib/page.HTM", "html"},
+		{"/lib/page.xhtml", "html"},
+		{"/lib/book.htmlz", "htmlz"},
 	} {
 		if got := Formats().TypeOf(tc.path); got != tc.want {
 			t.Errorf("TypeOf(%q) = %q, want %q", tc.path, got, tc.want)

@@ -9,6 +9,7 @@ package doc
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -18,6 +19,13 @@ const (
 	Text     = "text"
 	PDF      = "pdf"
 	EPUB     = "epub"
+	FB2      = "fb2"
+	DOCX     = "docx"
+	ODT      = "odt"
+	HTML     = "html"
+	// HTMLZ is calibre's zipped HTML: a page, its metadata.opf and its
+	// pictures.
+	HTMLZ = "htmlz"
 	// MOBI is a Mobipocket or combined MOBI/KF8 Kindle book (.mobi, .azw).
 	MOBI = "mobi"
 	// AZW3 is a KF8 Kindle book.
@@ -82,6 +90,23 @@ const (
 	Table
 	Quote
 )
+
+// String names the kind, as golden files and logs show it.
+func (k BlockKind) String() string {
+	switch k {
+	case Paragraph:
+		return "paragraph"
+	case Code:
+		return "code"
+	case List:
+		return "list"
+	case Table:
+		return "table"
+	case Quote:
+		return "quote"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
 
 // Block is a unit of text that chunking keeps together where it can.
 type Block struct {

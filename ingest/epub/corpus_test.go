@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
 
@@ -189,7 +190,7 @@ func TestCorpusMobyDick(t *testing.T) {
 		t.Errorf("Loomings anchor = %q", loomings.Anchor)
 	}
 	for _, ch := range d.Chapters {
-		if ch.Title != loomings.Title && strings.Contains(documentText(&doc.Document{Chapters: []doc.Chapter{ch}}), "Call me Ishmael") {
+		if ch.Title != loomings.Title && strings.Contains(doctest.Text(&doc.Document{Chapters: []doc.Chapter{ch}}), "Call me Ishmael") {
 			t.Errorf("%q also holds the Ishmael paragraph", ch.Title)
 		}
 	}
@@ -270,8 +271,8 @@ func TestCorpusPandocF1(t *testing.T) {
 				t.Errorf("%s: %v", tc.file, err)
 				return
 			}
-			want := words(texControl.ReplaceAllString(ref, " "))
-			f1, p, r := wordF1(words(documentText(d)), want)
+			want := doctest.Words(texControl.ReplaceAllString(ref, " "))
+			f1, p, r := doctest.WordF1(doctest.Words(doctest.Text(d)), want)
 			n := 0
 			for _, c := range want {
 				n += c

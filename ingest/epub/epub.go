@@ -102,9 +102,9 @@ func parse(ctx context.Context, data []byte, lim limits) (*doc.Document, error) 
 		return nil, err
 	}
 	return &doc.Document{
-		Title:      b.pkg.meta.title,
-		Authors:    b.pkg.meta.authors,
-		Language:   b.pkg.meta.language,
+		Title:      b.pkg.meta.Title,
+		Authors:    b.pkg.meta.Authors,
+		Language:   b.pkg.meta.Language,
 		SourceType: doc.EPUB,
 		Chapters:   b.chapters(),
 	}, nil

@@ -351,8 +351,8 @@ func TestIdentifierAndDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := b.pkg.meta; m.identifier != "urn:uuid:test" || m.date != "1851" {
-		t.Errorf("identifier %q, date %q", m.identifier, m.date)
+	if m := b.pkg.meta; m.Identifier != "urn:uuid:test" || m.Date != "1851" {
+		t.Errorf("identifier %q, date %q", m.Identifier, m.Date)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 )
 
 // seedBooks are small EPUBs that reach every part of the parser. They are
@@ -93,31 +95,31 @@ func FuzzXHTML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
 		targets := map[string]bool{"t": true, "u": true, "a": true}
-		ps, title, err := convertXHTML(ctx, "x.xhtml", data, targets)
+		r, err := xhtml.Convert(ctx, data, xhtml.Options{Path: "x.xhtml", Targets: targets})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !utf8.ValidString(title) {
-			t.Errorf("title not UTF-8: %q", title)
+		if !utf8.ValidString(r.Title) {
+			t.Errorf("title not UTF-8: %q", r.Title)
 		}
-		for _, p := range ps {
-			switch p.kind {
-			case pieceMark:
-				if !targets[p.id] {
-					t.Errorf("mark for %q, not a target", p.id)
+		for _, p := range r.Pieces {
+			switch p.Kind {
+			case xhtml.Mark:
+				if !targets[p.ID] {
+					t.Errorf("mark for %q, not a target", p.ID)
 				}
-			case pieceBlock, pieceHeading:
-				if strings.TrimSpace(p.text) == "" {
+			case xhtml.Block, xhtml.Heading:
+				if strings.TrimSpace(p.Text) == "" {
 					t.Errorf("empty piece %+v", p)
 				}
-				if !utf8.ValidString(p.text) || strings.ContainsRune(p.text, 0) {
-					t.Errorf("invalid text %q", p.text)
+				if !utf8.ValidString(p.Text) || strings.ContainsRune(p.Text, 0) {
+					t.Errorf("invalid text %q", p.Text)
 				}
-				if p.anchor != "x.xhtml" && !strings.HasPrefix(p.anchor, "x.xhtml#") {
-					t.Errorf("anchor %q", p.anchor)
+				if p.Anchor != "x.xhtml" && !strings.HasPrefix(p.Anchor, "x.xhtml#") {
+					t.Errorf("anchor %q", p.Anchor)
 				}
-				if p.kind == pieceHeading && (p.level < 1 || p.level > 6) {
-					t.Errorf("heading level %d", p.level)
+				if p.Kind == xhtml.Heading && (p.Level < 1 || p.Level > 6) {
+					t.Errorf("heading level %d", p.Level)
 				}
 			}
 		}

@@ -29,7 +29,7 @@ func dump(d *doc.Document) string {
 		for si, s := range ch.Sections {
 			fmt.Fprintf(&sb, "  section %d.%d %q %s\n", ci+1, si+1, s.Title, s.Anchor)
 			for _, b := range s.Blocks {
-				fmt.Fprintf(&sb, "    %s %s\n", kindName(b.Kind), b.Anchor)
+				fmt.Fprintf(&sb, "    %s %s\n", b.Kind, b.Anchor)
 				for ln := range strings.SplitSeq(b.Text, "\n") {
 					fmt.Fprintf(&sb, "      |%s\n", ln)
 				}

@@ -153,7 +153,7 @@ func TestPathTraversal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name := range a.files {
+	for _, name := range a.Names() {
 		if strings.Contains(name, "..") || strings.HasPrefix(name, "/") || strings.Contains(name, ":") {
 			t.Errorf("unsafe entry %q kept", name)
 		}

@@ -1,8 +1,6 @@
 package epub
 
 import (
-	"bytes"
-	"encoding/xml"
 	"net/url"
 	"path"
 	"regexp"
@@ -10,7 +8,9 @@ import (
 	"strings"
 
 	goepub "github.com/taylorskalyo/goreader/epub"
-	"golang.org/x/text/language"
+
+	"github.com/grimoire-search/grimoire/ingest/internal/meta"
+	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 )
 
 const (
@@ -26,10 +26,10 @@ const (
 // hrefs without percent-decoding them, keeps the last of several titles and
 // creators, and fails the whole book on one dangling itemref.
 type opfPackage struct {
-	UniqueIdentifier string      `xml:"unique-identifier,attr"`
-	Metadata         opfMetadata `xml:"metadata"`
-	Items            []opfItem   `xml:"manifest>item"`
-	Spine            opfSpine    `xml:"spine"`
+	UniqueIdentifier string    `xml:"unique-identifier,attr"`
+	Metadata         meta.OPF  `xml:"metadata"`
+	Items            []opfItem `xml:"manifest>item"`
+	Spine            opfSpine  `xml:"spine"`
 }
 
 type opfItem struct {
@@ -49,32 +49,6 @@ type opfItemref struct {
 	Linear string `xml:"linear,attr"`
 }
 
-// opfMetadata holds every Dublin Core element of a kind, in order, because
-// books repeat them (a main title and a subtitle, several creators) and
-// EPUB 3 says which is which in separate <meta refines> elements.
-type opfMetadata struct {
-	Titles      []dcElement `xml:"title"`
-	Creators    []dcElement `xml:"creator"`
-	Languages   []dcElement `xml:"language"`
-	Identifiers []dcElement `xml:"identifier"`
-	Dates       []dcElement `xml:"date"`
-	Metas       []opfMeta   `xml:"meta"`
-}
-
-type dcElement struct {
-	ID string `xml:"id,attr"`
-	// Role and Event are EPUB 2's opf:role and opf:event.
-	Role  string `xml:"role,attr"`
-	Event string `xml:"event,attr"`
-	Value string `xml:",chardata"`
-}
-
-type opfMeta struct {
-	Refines  string `xml:"refines,attr"`
-	Property string `xml:"property,attr"`
-	Value    string `xml:",chardata"`
-}
-
 // encryptionDoc is META-INF/encryption.xml: which entries are encrypted.
 type encryptionDoc struct {
 	Data []struct {
@@ -87,7 +61,7 @@ type encryptionDoc struct {
 // pkg is what the book is made of, resolved to archive paths.
 type pkg struct {
 	path  string // the package document
-	meta  metadata
+	meta  meta.Info
 	spine []spineItem
 	// nav and ncx are the archive paths of the EPUB 3 navigation document
 	// and the EPUB 2 NCX, empty when the book has none.
@@ -106,25 +80,11 @@ type spineItem struct {
 	linear bool
 }
 
-// metadata is the book's description from the OPF. identifier and date have
-// no place in doc.Document yet; they are kept for when they do.
-type metadata struct {
-	title      string
-	authors    []string
-	language   string
-	identifier string
-	date       string
-}
-
 // decodeXML decodes an XML entry leniently: real books carry HTML entities
 // (&nbsp;) and sloppy markup. encoding/xml never expands entities declared
 // in a DTD, so an entity bomb stays a few literal characters.
 func decodeXML(data []byte, v any) error {
-	d := xml.NewDecoder(bytes.NewReader(toUTF8(data)))
-	d.Strict = false
-	d.Entity = xml.HTMLEntity
-	d.CharsetReader = passCharset
-	return d.Decode(v)
+	return xhtml.NewXMLDecoder(data).Decode(v)
 }
 
 func readPackage(a *archive) (*pkg, error) {
@@ -175,7 +135,7 @@ func readPackage(a *archive) (*pkg, error) {
 	if err := decodeXML(data, &opf); err != nil {
 		return nil, failf(ErrNotEPUB, "not an EPUB: package document %s is not valid XML: %w", opfPath, err)
 	}
-	p.meta = readMetadata(&opf)
+	p.meta = meta.FromOPF(&opf.Metadata, opf.UniqueIdentifier)
 	p.resolve(a, &opf)
 	if len(p.spine) == 0 {
 		return nil, failf(ErrNotEPUB, "not an EPUB: the spine of %s lists no content document in the archive", opfPath)
@@ -366,128 +326,4 @@ func joinPath(dir, p string) (string, bool) {
 		return "", false
 	}
 	return name, true
-}
-
-// nonAuthorRole reports creator roles (MARC relator codes) that never make
-// someone an author of the text: people who produced the file, the cover or
-// the pictures (book producer, markup editor, cover designer, book designer,
-// designer, illustrator, photographer, artist, printer, publisher,
-// transcriber, type designer, typographer).
-func nonAuthorRole(role string) bool {
-	switch role {
-	case "bkp", "mrk", "cov", "bkd", "dsr", "ill", "pht", "art", "prt", "pbl", "trc", "tyd", "tyg":
-		return true
-	}
-	return false
-}
-
-func readMetadata(opf *opfPackage) metadata {
-	md := &opf.Metadata
-	// refines maps an element id to its EPUB 3 refinements: the values of
-	// each property, in order (a creator may have several roles).
-	refines := make(map[string]map[string][]string)
-	for _, m := range md.Metas {
-		id := strings.TrimPrefix(strings.TrimSpace(m.Refines), "#")
-		prop := strings.ToLower(strings.TrimSpace(m.Property))
-		if id == "" || prop == "" {
-			continue
-		}
-		if refines[id] == nil {
-			refines[id] = make(map[string][]string)
-		}
-		refines[id][prop] = append(refines[id][prop], strings.ToLower(strings.TrimSpace(m.Value)))
-	}
-	refined := func(e dcElement, prop string) []string {
-		if e.ID == "" {
-			return nil
-		}
-		return refines[e.ID][prop]
-	}
-
-	var out metadata
-	for _, t := range md.Titles {
-		if v := cleanText(t.Value); v != "" && slices.Contains(refined(t, "title-type"), "main") {
-			out.title = v
-			break
-		}
-	}
-	if out.title == "" {
-		out.title = firstValue(md.Titles)
-	}
-
-	var authors, others []string
-	seen := make(map[string]bool)
-	for _, c := range md.Creators {
-		name := cleanText(c.Value)
-		if name == "" || seen[name] {
-			continue
-		}
-		roles := refined(c, "role")
-		if r := strings.ToLower(strings.TrimSpace(c.Role)); r != "" {
-			roles = append(roles, r)
-		}
-		switch {
-		case slices.Contains(roles, "aut"):
-			authors = append(authors, name)
-		case len(roles) > 0 && !slices.ContainsFunc(roles, func(r string) bool { return !nonAuthorRole(r) }):
-			continue // every role says this is not an author
-		default:
-			others = append(others, name)
-		}
-		seen[name] = true
-	}
-	out.authors = append(authors, others...)
-
-	out.language = languageTag(firstValue(md.Languages))
-
-	for _, id := range md.Identifiers {
-		if v := cleanText(id.Value); v != "" && id.ID != "" && id.ID == strings.TrimSpace(opf.UniqueIdentifier) {
-			out.identifier = v
-			break
-		}
-	}
-	if out.identifier == "" {
-		out.identifier = firstValue(md.Identifiers)
-	}
-	for _, d := range md.Dates {
-		if v := cleanText(d.Value); v != "" && (d.Event == "" || strings.EqualFold(d.Event, "publication")) {
-			out.date = v
-			break
-		}
-	}
-	return out
-}
-
-func firstValue(es []dcElement) string {
-	for _, e := range es {
-		if v := cleanText(e.Value); v != "" {
-			return v
-		}
-	}
-	return ""
-}
-
-// cleanText collapses runs of white space (OPFs are pretty-printed) and
-// drops control characters.
-func cleanText(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// languageTag returns a well-formed BCP 47 tag for s, or "" when s is not
-// one.
-func languageTag(s string) string {
-	if s == "" || len(s) > 64 {
-		return ""
-	}
-	tag, err := language.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return tag.String()
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 )
 
 // book is an EPUB being read: its spine documents converted to pieces, and
@@ -29,7 +30,7 @@ type book struct {
 type content struct {
 	path   string
 	title  string // its <title>
-	pieces []piece
+	pieces []xhtml.Piece
 }
 
 // cut is where a TOC entry starts a chapter or a section.
@@ -82,11 +83,11 @@ func (b *book) load() error {
 			}
 			continue // an image or a font listed as a document: no text
 		}
-		pieces, title, err := convertXHTML(b.ctx, s.path, data, targets[i])
+		conv, err := xhtml.Convert(b.ctx, data, xhtml.Options{Path: s.path, Targets: targets[i]})
 		if err != nil {
-			return err
+			return fmt.Errorf("epub: %w", err)
 		}
-		b.docs[i].pieces, b.docs[i].title = pieces, title
+		b.docs[i].pieces, b.docs[i].title = conv.Pieces, conv.Title
 	}
 
 	for i := range b.cuts {
@@ -95,7 +96,7 @@ func (b *book) load() error {
 			continue
 		}
 		for j, p := range b.docs[c.doc].pieces {
-			if p.kind == pieceMark && p.id == c.frag {
+			if p.Kind == xhtml.Mark && p.ID == c.frag {
 				c.pos, c.found = j, true
 				break
 			}
@@ -273,13 +274,13 @@ type chap struct {
 type sec struct {
 	title, anchor string
 	fromTOC       bool
-	pieces        []piece
+	pieces        []xhtml.Piece
 }
 
-func (c *chap) add(ps ...piece) {
+func (c *chap) add(ps ...xhtml.Piece) {
 	s := &c.secs[len(c.secs)-1]
 	for _, p := range ps {
-		if p.kind != pieceMark {
+		if p.Kind != xhtml.Mark {
 			s.pieces = append(s.pieces, p)
 		}
 	}
@@ -402,20 +403,20 @@ func (c *chap) build() (doc.Chapter, bool) {
 // headings. The headings that open the chapter before any text are its
 // title, not sections; of the others, the shallowest level makes the
 // sections, and deeper ones stay as text.
-func sectionByHeadings(ps []piece, chapterTitle, anchor string) []doc.Section {
+func sectionByHeadings(ps []xhtml.Piece, chapterTitle, anchor string) []doc.Section {
 	lead := 0
-	for lead < len(ps) && ps[lead].kind == pieceHeading {
+	for lead < len(ps) && ps[lead].Kind == xhtml.Heading {
 		lead++
 	}
 	level := 7
 	for _, p := range ps[lead:] {
-		if p.kind == pieceHeading {
-			level = min(level, p.level)
+		if p.Kind == xhtml.Heading {
+			level = min(level, p.Level)
 		}
 	}
 	var starts []int
 	for i, p := range ps {
-		if p.kind == pieceHeading && p.level == level && (i >= lead || !sameTitle(p.text, chapterTitle)) {
+		if p.Kind == xhtml.Heading && p.Level == level && (i >= lead || !sameTitle(p.Text, chapterTitle)) {
 			starts = append(starts, i)
 		}
 	}
@@ -439,7 +440,7 @@ func sectionByHeadings(ps []piece, chapterTitle, anchor string) []doc.Section {
 		if len(blocks) == 0 {
 			// A heading with nothing under it before the next one (a
 			// byline, a subtitle) is text, not a section.
-			hb := doc.Block{Kind: doc.Paragraph, Text: h.text, Anchor: h.anchor}
+			hb := doc.Block{Kind: doc.Paragraph, Text: h.Text, Anchor: h.Anchor}
 			if len(out) > 0 {
 				out[len(out)-1].Blocks = append(out[len(out)-1].Blocks, hb)
 			} else {
@@ -447,41 +448,41 @@ func sectionByHeadings(ps []piece, chapterTitle, anchor string) []doc.Section {
 			}
 			continue
 		}
-		out = append(out, doc.Section{Title: h.text, Anchor: h.anchor, Blocks: blocks})
+		out = append(out, doc.Section{Title: h.Text, Anchor: h.Anchor, Blocks: blocks})
 	}
 	return out
 }
 
 // toBlocks returns the blocks of a run of pieces. Headings become paragraphs,
 // except a first one that only repeats title: the title already says it.
-func toBlocks(ps []piece, title string) []doc.Block {
+func toBlocks(ps []xhtml.Piece, title string) []doc.Block {
 	var out []doc.Block
 	for i, p := range ps {
-		switch p.kind {
-		case pieceBlock:
-			out = append(out, doc.Block{Kind: p.bkind, Text: p.text, Anchor: p.anchor})
-		case pieceHeading:
-			if i == 0 && title != "" && sameTitle(p.text, title) {
+		switch p.Kind {
+		case xhtml.Block:
+			out = append(out, doc.Block{Kind: p.Block, Text: p.Text, Anchor: p.Anchor})
+		case xhtml.Heading:
+			if i == 0 && title != "" && sameTitle(p.Text, title) {
 				continue
 			}
-			out = append(out, doc.Block{Kind: doc.Paragraph, Text: p.text, Anchor: p.anchor})
+			out = append(out, doc.Block{Kind: doc.Paragraph, Text: p.Text, Anchor: p.Anchor})
 		}
 	}
 	return out
 }
 
-func hasText(ps []piece) bool {
+func hasText(ps []xhtml.Piece) bool {
 	for _, p := range ps {
-		if p.kind != pieceMark {
+		if p.Kind != xhtml.Mark {
 			return true
 		}
 	}
 	return false
 }
 
-func hasHeading(ps []piece) bool {
+func hasHeading(ps []xhtml.Piece) bool {
 	for _, p := range ps {
-		if p.kind == pieceHeading {
+		if p.Kind == xhtml.Heading {
 			return true
 		}
 	}
@@ -489,10 +490,10 @@ func hasHeading(ps []piece) bool {
 }
 
 // firstHeading returns the text of the first heading in ps, else fallback.
-func firstHeading(ps []piece, fallback string) string {
+func firstHeading(ps []xhtml.Piece, fallback string) string {
 	for _, p := range ps {
-		if p.kind == pieceHeading {
-			return p.text
+		if p.Kind == xhtml.Heading {
+			return p.Text
 		}
 	}
 	return fallback

@@ -3,6 +3,8 @@ package epub
 import (
 	"context"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 )
 
 // tocEntry is one entry of a table of contents, with its href as written
@@ -22,7 +24,7 @@ const maxTOCDepth = 32
 // nested ol > li > (a | span) entries. A label is the full text of its
 // element, however it is marked up inside. At most limit entries are kept.
 func parseNav(ctx context.Context, data []byte, limit int) []tocEntry {
-	root := parseTree(ctx, toUTF8(data))
+	root := xhtml.ParseTree(ctx, xhtml.ToUTF8(data))
 	nav := findNav(root)
 	if nav == nil {
 		return nil
@@ -37,14 +39,14 @@ func parseNav(ctx context.Context, data []byte, limit int) []tocEntry {
 
 // findNav returns the TOC nav element: the one typed "toc", else the first
 // nav that is not typed as something else (landmarks, page-list).
-func findNav(root *node) *node {
-	var typed, plain *node
-	var walk func(*node, int)
-	walk = func(n *node, depth int) {
-		if typed != nil || depth > maxTreeDepth {
+func findNav(root *xhtml.Node) *xhtml.Node {
+	var typed, plain *xhtml.Node
+	var walk func(*xhtml.Node, int)
+	walk = func(n *xhtml.Node, depth int) {
+		if typed != nil || depth > xhtml.MaxTreeDepth {
 			return
 		}
-		if n.name == "nav" {
+		if n.Name == "nav" {
 			types := navTypes(n)
 			switch {
 			case hasToken(types, "toc") || hasToken(types, "doc-toc"):
@@ -54,7 +56,7 @@ func findNav(root *node) *node {
 				plain = n
 			}
 		}
-		for _, k := range n.kids {
+		for _, k := range n.Kids {
 			walk(k, depth+1)
 		}
 	}
@@ -67,9 +69,9 @@ func findNav(root *node) *node {
 
 // navTypes returns the epub:type and role tokens of an element, whatever
 // prefix the document bound to the EPUB namespace.
-func navTypes(n *node) string {
+func navTypes(n *xhtml.Node) string {
 	var parts []string
-	for _, a := range n.attrs {
+	for _, a := range n.Attrs {
 		if a.Key == "role" || strings.HasSuffix(a.Key, ":type") {
 			parts = append(parts, a.Val)
 		}
@@ -78,15 +80,15 @@ func navTypes(n *node) string {
 }
 
 // findList returns the first ol or ul inside n.
-func findList(n *node, depth int) *node {
-	if depth > maxTreeDepth {
+func findList(n *xhtml.Node, depth int) *xhtml.Node {
+	if depth > xhtml.MaxTreeDepth {
 		return nil
 	}
-	for _, k := range n.kids {
-		if k.name == "ol" || k.name == "ul" {
+	for _, k := range n.Kids {
+		if k.Name == "ol" || k.Name == "ul" {
 			return k
 		}
-		if k.name != "" {
+		if k.Name != "" {
 			if l := findList(k, depth+1); l != nil {
 				return l
 			}
@@ -95,41 +97,41 @@ func findList(n *node, depth int) *node {
 	return nil
 }
 
-func navList(list *node, depth int, budget *int) []tocEntry {
+func navList(list *xhtml.Node, depth int, budget *int) []tocEntry {
 	var out []tocEntry
-	for _, li := range list.kids {
+	for _, li := range list.Kids {
 		if *budget <= 0 {
 			break
 		}
-		if li.name != "li" {
+		if li.Name != "li" {
 			continue
 		}
 		*budget--
 		var e tocEntry
-		var label, sub *node
-		for _, k := range li.kids {
+		var label, sub *xhtml.Node
+		for _, k := range li.Kids {
 			switch {
-			case label == nil && (k.name == "a" || k.name == "span"):
+			case label == nil && (k.Name == "a" || k.Name == "span"):
 				label = k
-			case sub == nil && (k.name == "ol" || k.name == "ul"):
+			case sub == nil && (k.Name == "ol" || k.Name == "ul"):
 				sub = k
 			}
 		}
 		if label != nil {
-			e.title = textOf(label)
+			e.title = xhtml.TextOf(label)
 			if a := findLink(label, 0); a != nil {
-				e.href = strings.TrimSpace(a.attr("href"))
+				e.href = strings.TrimSpace(a.Attr("href"))
 			}
 		} else {
 			// No a or span: the label is the item's own text, without its
 			// nested list.
-			own := &node{name: "li"}
-			for _, k := range li.kids {
+			own := &xhtml.Node{Name: "li"}
+			for _, k := range li.Kids {
 				if k != sub {
-					own.kids = append(own.kids, k)
+					own.Kids = append(own.Kids, k)
 				}
 			}
-			e.title = textOf(own)
+			e.title = xhtml.TextOf(own)
 		}
 		if sub != nil {
 			if depth+1 < maxTOCDepth {
@@ -147,15 +149,15 @@ func navList(list *node, depth int, budget *int) []tocEntry {
 
 // findLink returns n if it is a link, else the first link inside it: some
 // books wrap the <a> of an entry in a <span>.
-func findLink(n *node, depth int) *node {
-	if n.name == "a" && n.attr("href") != "" {
+func findLink(n *xhtml.Node, depth int) *xhtml.Node {
+	if n.Name == "a" && n.Attr("href") != "" {
 		return n
 	}
-	if depth > maxTreeDepth {
+	if depth > xhtml.MaxTreeDepth {
 		return nil
 	}
-	for _, k := range n.kids {
-		if k.name != "" {
+	for _, k := range n.Kids {
+		if k.Name != "" {
 			if a := findLink(k, depth+1); a != nil {
 				return a
 			}
@@ -195,7 +197,7 @@ func ncxEntries(points []ncxPoint, depth int, budget *int) []tocEntry {
 			break
 		}
 		*budget--
-		e := tocEntry{title: cleanText(p.Label), href: strings.TrimSpace(p.Content.Src)}
+		e := tocEntry{title: xhtml.CleanText(p.Label), href: strings.TrimSpace(p.Content.Src)}
 		if depth+1 < maxTOCDepth {
 			e.kids = ncxEntries(p.Points, depth+1, budget)
 			out = append(out, e)

@@ -16,9 +16,7 @@ import (
 // EPUB returns an EPUB 3 with the given title and one chapter holding text.
 func EPUB(tb testing.TB, title, text string) []byte {
 	tb.Helper()
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range []struct{ name, body string }{
+	return zipOf(tb, []entry{
 		// The mimetype comes first and uncompressed, as readers expect.
 		{"mimetype", "application/epub+zip"},
 		{"META-INF/container.xml", `<?xml version="1.0"?>
@@ -37,7 +35,18 @@ func EPUB(tb testing.TB, title, text string) []byte {
 		{"OEBPS/c1.xhtml", `<?xml version="1.0" encoding="UTF-8"?>
 <html xmlns="http://www.w3.org/1999/xhtml"><head><title>One</title></head>
 <body><h1>One</h1><p>` + html.EscapeString(text) + `</p></body></html>`},
-	} {
+	})
+}
+
+// entry is one file of an archive.
+type entry struct{ name, body string }
+
+// zipOf stores entries in a zip archive, in order and uncompressed.
+func zipOf(tb testing.TB, entries []entry) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
 		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.name, Method: zip.Store})
 		if err != nil {
 			tb.Fatal(err)
@@ -136,4 +145,72 @@ func RTF(tb testing.TB, title, text string) []byte {
 	}
 	return []byte(`{\rtf1\ansi\ansicpg1252{\info{\title ` + escape(title) + `}}` + "\n" +
 		`{\pard\outlinelevel0 One\par}` + "\n" + `{\pard ` + escape(text) + `\par}` + "\n}")
+}
+
+// FB2 returns a FictionBook with the given title and one section holding
+// text.
+func FB2(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	return []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0">
+<description><title-info><book-title>` + html.EscapeString(title) + `</book-title><lang>en</lang></title-info></description>
+<body><section><title><p>One</p></title><p>` + html.EscapeString(text) + `</p></section></body>
+</FictionBook>`)
+}
+
+// FB2Zip returns FB2's book in a zip archive, as .fb2.zip files hold it.
+func FB2Zip(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	return zipOf(tb, []entry{{"book.fb2", string(FB2(tb, title, text))}})
+}
+
+// DOCX returns a Word document with the given title and a heading over one
+// paragraph holding text.
+func DOCX(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	const w = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`
+	return zipOf(tb, []entry{
+		{"[Content_Types].xml", `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">
+<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`},
+		{"_rels/.rels", `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`},
+		{"docProps/core.xml", `<?xml version="1.0"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>` +
+			html.EscapeString(title) + `</dc:title></cp:coreProperties>`},
+		{"word/document.xml", `<?xml version="1.0"?><w:document ` + w + `><w:body>
+<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>One</w:t></w:r></w:p>
+<w:p><w:r><w:t>` + html.EscapeString(text) + `</w:t></w:r></w:p></w:body></w:document>`},
+	})
+}
+
+// ODT returns an OpenDocument text with the given title and a heading over
+// one paragraph holding text.
+func ODT(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	const ns = `xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"`
+	return zipOf(tb, []entry{
+		{"mimetype", "application/vnd.oasis.opendocument.text"},
+		{"meta.xml", `<?xml version="1.0"?><office:document-meta ` + ns + ` xmlns:dc="http://purl.org/dc/elements/1.1/"><office:meta><dc:title>` +
+			html.EscapeString(title) + `</dc:title></office:meta></office:document-meta>`},
+		{"content.xml", `<?xml version="1.0"?><office:document-content ` + ns + `><office:body><office:text>
+<text:h text:outline-level="1">One</text:h><text:p>` + html.EscapeString(text) + `</text:p></office:text></office:body></office:document-content>`},
+	})
+}
+
+// HTML returns a saved web page with the given title and a heading over
+// one paragraph holding text, with navigation around it.
+func HTML(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	return []byte(`<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>` + html.EscapeString(title) + `</title></head>
+<body><nav><a href="/">Home</a></nav><main><h1>One</h1><p>` + html.EscapeString(text) + `</p></main><footer>Site footer</footer></body></html>`)
+}
+
+// HTMLZ returns calibre's zipped HTML: a page with a heading over one
+// paragraph holding text, and a metadata.opf with the given title.
+func HTMLZ(tb testing.TB, title, text string) []byte {
+	tb.Helper()
+	return zipOf(tb, []entry{
+		{"index.html", `<html><head><title>index</title></head><body><h1>One</h1><p>` + html.EscapeString(text) + `</p></body></html>`},
+		{"metadata.opf", `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="2.0"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>` +
+			html.EscapeString(title) + `</dc:title></metadata></package>`},
+	})
 }

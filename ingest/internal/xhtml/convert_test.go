@@ -1,4 +1,4 @@
-package epub
+package xhtml
 
 import (
 	"context"
@@ -13,21 +13,21 @@ import (
 // renderPieces shows converted pieces one per line: "p: text" for
 // paragraphs, "h2: text" for headings, "list:", "table:", "quote:",
 // "code:" followed by the block's lines indented, and "mark #id".
-func renderPieces(ps []piece) string {
+func renderPieces(ps []Piece) string {
 	var sb strings.Builder
 	for _, p := range ps {
-		switch p.kind {
-		case pieceMark:
-			fmt.Fprintf(&sb, "mark #%s\n", p.id)
-		case pieceHeading:
-			fmt.Fprintf(&sb, "h%d: %s\n", p.level, p.text)
-		case pieceBlock:
-			if p.bkind == doc.Paragraph {
-				fmt.Fprintf(&sb, "p: %s\n", strings.ReplaceAll(p.text, "\n", "⏎"))
+		switch p.Kind {
+		case Mark:
+			fmt.Fprintf(&sb, "mark #%s\n", p.ID)
+		case Heading:
+			fmt.Fprintf(&sb, "h%d: %s\n", p.Level, p.Text)
+		case Block:
+			if p.Block == doc.Paragraph {
+				fmt.Fprintf(&sb, "p: %s\n", strings.ReplaceAll(p.Text, "\n", "⏎"))
 				continue
 			}
-			fmt.Fprintf(&sb, "%s:\n", kindName(p.bkind))
-			for _, l := range strings.Split(p.text, "\n") {
+			fmt.Fprintf(&sb, "%s:\n", p.Block)
+			for _, l := range strings.Split(p.Text, "\n") {
 				fmt.Fprintf(&sb, "  |%s\n", l)
 			}
 		}
@@ -35,33 +35,17 @@ func renderPieces(ps []piece) string {
 	return sb.String()
 }
 
-func kindName(k doc.BlockKind) string {
-	switch k {
-	case doc.Paragraph:
-		return "paragraph"
-	case doc.Code:
-		return "code"
-	case doc.List:
-		return "list"
-	case doc.Table:
-		return "table"
-	case doc.Quote:
-		return "quote"
-	}
-	return fmt.Sprintf("kind(%d)", int(k))
-}
-
-func convert(t *testing.T, src string, targets ...string) []piece {
+func convert(t *testing.T, src string, targets ...string) []Piece {
 	t.Helper()
 	set := make(map[string]bool)
 	for _, id := range targets {
 		set[id] = true
 	}
-	ps, _, err := convertXHTML(context.Background(), "t.xhtml", []byte(src), set)
+	r, err := Convert(context.Background(), []byte(src), Options{Path: "t.xhtml", Targets: set})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ps
+	return r.Pieces
 }
 
 func TestConvertXHTML(t *testing.T) {
@@ -221,7 +205,7 @@ func TestConvertAnchors(t *testing.T) {
 	ps := convert(t, src)
 	var got []string
 	for _, p := range ps {
-		got = append(got, p.anchor)
+		got = append(got, p.Anchor)
 	}
 	want := []string{"t.xhtml#s", "t.xhtml#p2", "t.xhtml#in"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
@@ -230,9 +214,9 @@ func TestConvertAnchors(t *testing.T) {
 }
 
 func TestConvertTitle(t *testing.T) {
-	_, title, err := convertXHTML(context.Background(), "t.xhtml", []byte(page(`"Cover"`, "<p>x</p>")), nil)
-	if err != nil || title != "Cover" {
-		t.Errorf("title = %q, %v", title, err)
+	r, err := Convert(context.Background(), []byte(page(`"Cover"`, "<p>x</p>")), Options{Path: "t.xhtml"})
+	if err != nil || r.Title != "Cover" {
+		t.Errorf("title = %q, %v", r.Title, err)
 	}
 }
 
@@ -242,7 +226,7 @@ func TestConvertDeepNesting(t *testing.T) {
 	const n = 200000
 	src := strings.Repeat("<div><span>", n) + "deep" + strings.Repeat("</x>", n) + strings.Repeat("</span></div>", n)
 	ps := convert(t, src)
-	if len(ps) != 1 || ps[0].text != "deep" {
+	if len(ps) != 1 || ps[0].Text != "deep" {
 		t.Errorf("pieces = %s", renderPieces(ps))
 	}
 	// Nested fractions each hold a long operand: rendering them must not
@@ -260,7 +244,64 @@ func TestConvertDeepNesting(t *testing.T) {
 	}
 	deepMath := "<p><math>" + strings.Repeat("<mrow>", n) + "<mi>x</mi>" + strings.Repeat("</mrow>", n) + "</math> y</p>"
 	ps = convert(t, deepMath)
-	if len(ps) != 1 || !strings.HasSuffix(ps[0].text, "y") {
+	if len(ps) != 1 || !strings.HasSuffix(ps[0].Text, "y") {
 		t.Errorf("pieces = %.200s", renderPieces(ps))
+	}
+}
+
+// page is an XHTML document with title and body, as EPUBs hold them.
+func page(title, body string) string {
+	return `<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE html>
+<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops">
+<head><title>` + title + `</title><link rel="stylesheet" href="s.css"/></head>
+<body>` + body + `</body>
+</html>`
+}
+
+// TestConvertPage checks what a saved web page keeps: its main content
+// when it marks one, else all but its furniture; notes even in an aside;
+// its language and meta tags.
+func TestConvertPage(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{
+			name: "main only",
+			src:  `<body><header><p>Site</p></header><div><p>Before main</p><div role="main"><h1>T</h1><p>Body</p></div></div><p>After</p></body>`,
+			want: "h1: T\np: Body\n",
+		},
+		{
+			name: "furniture left out",
+			src: `<body><nav><p>Menu</p></nav><header><p>Banner</p></header><div role="navigation">Crumbs</div><div aria-hidden="true">Icon</div>
+<article><header><h2>Post</h2></header><p>Text</p><footer>Tags</footer></article><aside><p>Ads</p></aside>
+<aside class="footnotes"><p>1. A note.</p></aside><div role="contentinfo">Legal</div><footer>Copyright</footer></body>`,
+			want: "h2: Post\np: Text\np: Tags\np: 1. A note.\n",
+		},
+		{
+			name: "an empty main does not hide the page",
+			src:  `<body><main><script>fill()</script></main><article><p>Rendered text</p></article></body>`,
+			want: "p: Rendered text\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Convert(context.Background(), []byte(tc.src), Options{Page: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := renderPieces(r.Pieces); got != tc.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
+			}
+		})
+	}
+	// A book's chapter keeps its asides and headers.
+	r, err := Convert(context.Background(), []byte(`<body><header><p>Kept</p></header><aside><p>Also kept</p></aside></body>`), Options{})
+	if err != nil || renderPieces(r.Pieces) != "p: Kept\np: Also kept\n" {
+		t.Errorf("not a page: %q, %v", renderPieces(r.Pieces), err)
+	}
+	r, _ = Convert(context.Background(), []byte(`<html lang="fr"><head><meta name="Author" content=" Jean  Roe "><meta property="og:title" content="Titre"><meta charset="utf-8"></head><body><p>x</p></body></html>`), Options{Page: true})
+	if r.Lang != "fr" || len(r.Meta) != 2 || r.Meta[0] != (Meta{Name: "author", Content: "Jean Roe"}) || r.Meta[1].Name != "og:title" {
+		t.Errorf("lang %q, meta %+v", r.Lang, r.Meta)
 	}
 }

@@ -1,9 +1,17 @@
-package epub
+// Package xhtml turns an HTML or XHTML document into the pieces a parser
+// lays out as a book: blocks of plain text (paragraphs, lists, tables,
+// quotes, preformatted text), headings with their levels, and marks where
+// the element ids a caller asks for stand. EPUB content documents and
+// saved web pages both go through it, so the two read markup the same way.
+//
+// Input is untrusted: nesting past a bound shapes nothing but keeps its
+// text, trees are bounded in nodes and depth, and every byte sequence comes
+// out as valid UTF-8.
+package xhtml
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -23,25 +31,30 @@ const ctxCheckEvery = 1024
 // kept, so hostile nesting costs linear time.
 const maxStack = 512
 
-type pieceKind uint8
+// Kind says what a piece is.
+type Kind uint8
 
 const (
-	pieceBlock pieceKind = iota
-	pieceHeading
-	// pieceMark is the position of an element id that the table of
-	// contents points to: where a chapter or section begins.
-	pieceMark
+	// Block is a block of text.
+	Block Kind = iota
+	// Heading is an h1 to h6 heading outside lists and tables.
+	Heading
+	// Mark is the position of an element id that the caller asked for
+	// (one a table of contents points to): where a chapter or section
+	// begins.
+	Mark
 )
 
-// piece is one item of a converted document, in reading order.
-type piece struct {
-	kind  pieceKind
-	bkind doc.BlockKind // of a block
-	level int           // of a heading, 1 to 6
-	text  string        // of a block or heading
-	// anchor is the block's or heading's citation, "path#id" or "path".
-	anchor string
-	id     string // of a mark
+// Piece is one item of a converted document, in reading order.
+type Piece struct {
+	Kind  Kind
+	Block doc.BlockKind // of a block
+	Level int           // of a heading, 1 to 6
+	Text  string        // of a block or heading; never empty
+	// Anchor is the block's or heading's citation: "path#id" with the
+	// nearest element id before it, else "path".
+	Anchor string
+	ID     string // of a mark
 }
 
 // role says what an open element does to the text when it closes.
@@ -60,6 +73,8 @@ const (
 	roleTable
 	roleRow
 	roleCell
+	// roleMain is a page's main content: a block that text counts in.
+	roleMain
 )
 
 type frame struct {
@@ -103,6 +118,38 @@ func blockElement(s string) bool {
 	return false
 }
 
+// Options say how to read a document.
+type Options struct {
+	// Path starts every anchor: "OEBPS/ch1.xhtml" gives
+	// "OEBPS/ch1.xhtml#id" and "OEBPS/ch1.xhtml"; empty gives "#id" and "".
+	Path string
+	// Targets are the element ids that become marks.
+	Targets map[string]bool
+	// Page reads a saved web page rather than a book's chapter: only its
+	// main content counts. Navigation, banners, asides, page headers and
+	// footers (those outside an article or section) and ARIA landmarks of
+	// those kinds are left out, and when the page marks its main content
+	// (<main>, role="main") only that is read.
+	Page bool
+}
+
+// Result is a converted document.
+type Result struct {
+	Pieces []Piece
+	// Title is the document's <title>, white space collapsed.
+	Title string
+	// Lang is the lang or xml:lang of the <html> element, as written.
+	Lang string
+	// Meta are the document's <meta> elements that have a name or a
+	// property, in order, names lower-cased.
+	Meta []Meta
+}
+
+// Meta is one <meta name="..." content="..."> (or property="...").
+type Meta struct {
+	Name, Content string
+}
+
 // converter turns one XHTML content document into pieces. It reads the
 // token stream rather than a parsed tree: the HTML5 tree builder would treat
 // XHTML's self-closing <a id="x"/> as an open element and clone it into the
@@ -113,9 +160,17 @@ type converter struct {
 	// targets are the ids the table of contents points to in this
 	// document; each becomes a mark where its element starts.
 	targets map[string]bool
-	out     []piece
+	out     []Piece
 	title   strings.Builder // the <title> in <head>
 	lastID  string
+	lang    string
+	meta    []Meta
+
+	// page is Options.Page. mainOnly is set when the page marks its main
+	// content: text counts only while a main element (mains) is open.
+	page     bool
+	mainOnly bool
+	mains    int
 
 	stack    []frame
 	skipping int // open skipped elements
@@ -129,14 +184,55 @@ type converter struct {
 	box       *box
 }
 
-// convertXHTML converts a content document to pieces, and returns its <title>
-// too.
-func convertXHTML(ctx context.Context, path string, data []byte, targets map[string]bool) ([]piece, string, error) {
-	c := &converter{ctx: ctx, path: path, targets: targets}
-	if err := c.run(toUTF8(data)); err != nil {
-		return nil, "", err
+// Convert converts a document, in any encoding a browser would read it in,
+// to pieces. The only error is ctx's, when it is done.
+func Convert(ctx context.Context, data []byte, opts Options) (Result, error) {
+	data = ToUTF8(data)
+	c := &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: opts.Page}
+	if opts.Page {
+		main, err := marksMain(ctx, data)
+		if err != nil {
+			return Result{}, err
+		}
+		c.mainOnly = main
 	}
-	return c.out, unquote(cleanText(c.title.String())), nil
+	if err := c.run(data); err != nil {
+		return Result{}, err
+	}
+	if c.mainOnly && len(c.out) == 0 {
+		// A main element without text (markup too broken to nest, a
+		// page whose scripts fill it) must not hide the rest.
+		c = &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: true}
+		if err := c.run(data); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{Pieces: c.out, Title: unquote(CleanText(c.title.String())), Lang: c.lang, Meta: c.meta}, nil
+}
+
+// marksMain reports whether a page marks its main content with a <main>
+// element or role="main".
+func marksMain(ctx context.Context, data []byte) (bool, error) {
+	z := newTokenizer(data)
+	for tok := 0; ; tok++ {
+		if tok%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+		}
+		switch z.Next() {
+		case html.ErrorToken:
+			return false, nil
+		case html.StartTagToken, html.SelfClosingTagToken:
+			if t := readTag(z); isMain(t) {
+				return true, nil
+			}
+		}
+	}
+}
+
+func isMain(t tag) bool {
+	return t.name == "main" || t.role == "main"
 }
 
 // unquote drops quotes around a whole title, as some tools write the
@@ -155,7 +251,7 @@ func (c *converter) run(data []byte) error {
 	for tok := 0; ; tok++ {
 		if tok%ctxCheckEvery == 0 {
 			if err := c.ctx.Err(); err != nil {
-				return fmt.Errorf("epub: %w", err)
+				return err
 			}
 		}
 		switch z.Next() {
@@ -172,7 +268,7 @@ func (c *converter) run(data []byte) error {
 				c.dropRaw = false
 			case c.inTitle:
 				c.title.Write(z.Text())
-			case c.skipping == 0:
+			case c.reading():
 				c.text.write(z.Text(), c.lastID)
 			}
 		case html.StartTagToken:
@@ -205,6 +301,15 @@ type tag struct {
 	// the sentence around it.
 	pagebreak bool
 	start     int // <ol start> or <li value>, 0 when absent
+
+	role       string // the role attribute, lower case
+	ariaHidden bool
+	// notes marks an element that holds footnotes or endnotes (by its
+	// role, epub:type or class), which a page keeps even in an aside.
+	notes       bool
+	lang        string
+	metaName    string // a <meta>'s name or property
+	metaContent string
 }
 
 func readTag(z *html.Tokenizer) tag {
@@ -227,12 +332,28 @@ func readTag(z *html.Tokenizer) tag {
 			t.hidden = true
 		case string(k) == "start" || string(k) == "value":
 			t.start, _ = strconv.Atoi(strings.TrimSpace(string(v)))
-		case bytes.HasSuffix(k, []byte(":type")) || string(k) == "role":
+		case bytes.HasSuffix(k, []byte(":type")) || string(k) == "role" || string(k) == "class":
 			for _, f := range bytes.Fields(v) {
-				if s := string(f); s == "pagebreak" || s == "doc-pagebreak" {
+				switch s := strings.ToLower(string(f)); {
+				case string(k) == "class":
+					t.notes = t.notes || notesWord(s)
+				case s == "pagebreak" || s == "doc-pagebreak":
 					t.pagebreak = true
+				default:
+					t.notes = t.notes || notesWord(s)
 				}
 			}
+			if string(k) == "role" {
+				t.role = strings.ToLower(strings.TrimSpace(string(v)))
+			}
+		case string(k) == "aria-hidden":
+			t.ariaHidden = strings.EqualFold(strings.TrimSpace(string(v)), "true")
+		case string(k) == "lang" || string(k) == "xml:lang":
+			t.lang = strings.TrimSpace(string(v))
+		case t.name == "meta" && (string(k) == "name" || string(k) == "property"):
+			t.metaName = strings.ToLower(strings.TrimSpace(string(v)))
+		case t.name == "meta" && string(k) == "content":
+			t.metaContent = string(v)
 		}
 	}
 	return t
@@ -241,6 +362,12 @@ func readTag(z *html.Tokenizer) tag {
 func (c *converter) start(z *html.Tokenizer, selfClosing bool) {
 	t := readTag(z)
 	void := voidElement(t.name)
+	switch {
+	case t.name == "html" && c.lang == "":
+		c.lang = t.lang
+	case t.name == "meta" && t.metaName != "":
+		c.meta = append(c.meta, Meta{Name: t.metaName, Content: CleanText(t.metaContent)})
+	}
 	if c.skipping > 0 {
 		if !selfClosing && !void && len(c.stack) < maxStack {
 			r := roleInline
@@ -259,10 +386,12 @@ func (c *converter) start(z *html.Tokenizer, selfClosing bool) {
 		return
 	}
 	if t.name == "math" && !selfClosing {
-		m := &node{name: "math", attrs: []html.Attribute{{Key: "alttext", Val: t.alttext}}}
+		m := &Node{Name: "math", Attrs: []html.Attribute{{Key: "alttext", Val: t.alttext}}}
 		budget := maxTreeNodes
 		buildTree(c.ctx, z, m, "math", &budget, false)
-		c.text.writeString(mathText(m), c.lastID)
+		if c.reading() {
+			c.text.writeString(mathText(m), c.lastID)
+		}
 		return
 	}
 	if len(c.stack) >= maxStack {
@@ -291,10 +420,55 @@ func (c *converter) void(t tag) {
 	case "hr":
 		c.breakBlock()
 	case "img":
-		if alt := strings.TrimSpace(t.alt); alt != "" {
+		if alt := strings.TrimSpace(t.alt); alt != "" && c.reading() {
 			c.text.writeString(alt, c.lastID)
 		}
 	}
+}
+
+// reading reports whether text here counts: it is in no skipped element,
+// and in the main content when the page marks it.
+func (c *converter) reading() bool {
+	return c.skipping == 0 && (!c.mainOnly || c.mains > 0)
+}
+
+// notesWord reports the roles, types and classes of elements that hold a
+// document's notes.
+func notesWord(s string) bool {
+	switch strings.TrimPrefix(s, "doc-") {
+	case "footnote", "footnotes", "endnote", "endnotes", "rearnote", "rearnotes", "notes":
+		return true
+	}
+	return false
+}
+
+// furniture reports the parts of a saved web page around its content:
+// navigation, asides, the page's own header and footer, and landmarks of
+// those kinds. A header or footer inside an article or a section belongs
+// to it.
+func (c *converter) furniture(t tag) bool {
+	switch {
+	case t.ariaHidden:
+		return true
+	case t.notes:
+		return false
+	}
+	switch t.role {
+	case "navigation", "banner", "contentinfo", "complementary", "search":
+		return true
+	}
+	switch t.name {
+	case "nav", "aside":
+		return true
+	case "header", "footer":
+		for _, f := range c.stack {
+			if f.name == "article" || f.name == "section" || f.name == "main" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // inFlow reports whether structure is being flattened: inside a heading or
@@ -305,12 +479,17 @@ func (c *converter) inFlow() bool {
 
 // open applies a start tag and returns the role its end tag will play.
 func (c *converter) open(t tag) role {
-	if t.hidden || t.pagebreak || skippedElement(t.name) {
+	if t.hidden || t.pagebreak || skippedElement(t.name) || (c.page && c.furniture(t)) {
 		c.skipping++
 		if t.name == "head" {
 			c.inHead = true
 		}
 		return roleSkip
+	}
+	if c.page && isMain(t) {
+		c.breakBlock()
+		c.mains++
+		return roleMain
 	}
 	b := c.box
 	switch t.name {
@@ -451,6 +630,9 @@ func (c *converter) pop() {
 		c.inTitle = false
 	case roleBlock:
 		c.breakBlock()
+	case roleMain:
+		c.breakBlock()
+		c.mains--
 	case roleHeading:
 		c.endHeading()
 	case roleList:
@@ -516,17 +698,17 @@ func (c *converter) flushInline() {
 		c.box.addLine(text, anchor)
 		return
 	}
-	c.out = append(c.out, piece{kind: pieceBlock, bkind: doc.Paragraph, text: text, anchor: c.ref(anchor)})
+	c.out = append(c.out, Piece{Kind: Block, Block: doc.Paragraph, Text: text, Anchor: c.ref(anchor)})
 }
 
 func (c *converter) endHeading() {
 	text, anchor := c.text.take()
 	for _, id := range c.headMarks {
-		c.out = append(c.out, piece{kind: pieceMark, id: id})
+		c.out = append(c.out, Piece{Kind: Mark, ID: id})
 	}
 	c.headMarks = c.headMarks[:0]
 	if text != "" {
-		c.out = append(c.out, piece{kind: pieceHeading, level: c.heading, text: text, anchor: c.ref(anchor)})
+		c.out = append(c.out, Piece{Kind: Heading, Level: c.heading, Text: text, Anchor: c.ref(anchor)})
 	}
 	c.heading = 0
 }
@@ -550,7 +732,7 @@ func (c *converter) seeID(id string) {
 		if c.box != nil {
 			c.emitBox()
 		}
-		c.out = append(c.out, piece{kind: pieceMark, id: id})
+		c.out = append(c.out, Piece{Kind: Mark, ID: id})
 	}
 }
 
@@ -561,7 +743,7 @@ func (c *converter) endRow() {
 	if len(b.rowMarks) > 0 {
 		c.emitBox()
 		for _, id := range b.rowMarks {
-			c.out = append(c.out, piece{kind: pieceMark, id: id})
+			c.out = append(c.out, Piece{Kind: Mark, ID: id})
 		}
 	}
 	last := len(b.row)
@@ -593,7 +775,7 @@ func (c *converter) emitBox() {
 		b.lines = b.lines[:len(b.lines)-1]
 	}
 	if len(b.lines) > 0 {
-		c.out = append(c.out, piece{kind: pieceBlock, bkind: b.kind, text: strings.Join(b.lines, "\n"), anchor: c.ref(b.anchor)})
+		c.out = append(c.out, Piece{Kind: Block, Block: b.kind, Text: strings.Join(b.lines, "\n"), Anchor: c.ref(b.anchor)})
 	}
 	b.lines, b.anchor, b.started, b.gap = b.lines[:0], "", false, false
 }

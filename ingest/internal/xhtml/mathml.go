@@ -1,4 +1,4 @@
-package epub
+package xhtml
 
 import (
 	"bytes"
@@ -11,28 +11,28 @@ import (
 // reads the way the formula is typed: "x^2 + y^2 = 1", "a_(ij)",
 // "(a + b)/2", "√(x)". An alttext attribute, when the book supplies one, is
 // the author's own rendering and wins; a TeX annotation comes next.
-func mathText(m *node) string {
-	if alt := cleanText(m.attr("alttext")); alt != "" {
+func mathText(m *Node) string {
+	if alt := CleanText(m.Attr("alttext")); alt != "" {
 		return alt
 	}
 	if tex := texAnnotation(m, 0); tex != "" {
 		return tex
 	}
 	var w mathWriter
-	w.node(m, 0)
-	s := cleanText(string(w.buf))
+	w.Node(m, 0)
+	s := CleanText(string(w.buf))
 	return strings.NewReplacer(" ,", ",", " ;", ";", "( ", "(", " )", ")").Replace(s)
 }
 
-func texAnnotation(n *node, depth int) string {
-	if depth > maxTreeDepth {
+func texAnnotation(n *Node, depth int) string {
+	if depth > MaxTreeDepth {
 		return ""
 	}
-	for _, k := range n.kids {
-		if k.name == "annotation" && isTeX(k.attr("encoding")) {
-			return cleanText(textOf(k))
+	for _, k := range n.Kids {
+		if k.Name == "annotation" && isTeX(k.Attr("encoding")) {
+			return CleanText(TextOf(k))
 		}
-		if k.name == "semantics" || k.name == "math" {
+		if k.Name == "semantics" || k.Name == "math" {
 			if t := texAnnotation(k, depth+1); t != "" {
 				return t
 			}
@@ -67,11 +67,11 @@ func spacedOperator(s string) bool {
 	return false
 }
 
-func (w *mathWriter) node(n *node, depth int) {
-	if depth > maxTreeDepth {
+func (w *mathWriter) Node(n *Node, depth int) {
+	if depth > MaxTreeDepth {
 		return
 	}
-	switch n.name {
+	switch n.Name {
 	case "":
 		// Text directly inside layout elements is the indentation of
 		// pretty-printed MathML; token elements read their text below.
@@ -79,15 +79,15 @@ func (w *mathWriter) node(n *node, depth int) {
 	case "mi", "mn":
 		// A name of more than one letter is a function or a word ("sin",
 		// "rank"): it must not run into the symbol after it.
-		if t := textOf(n); len([]rune(t)) > 1 && n.name == "mi" {
+		if t := TextOf(n); len([]rune(t)) > 1 && n.Name == "mi" {
 			w.write(" " + t + " ")
 		} else {
 			w.write(t)
 		}
 	case "mtext", "ms":
-		w.write(" " + textOf(n) + " ")
+		w.write(" " + TextOf(n) + " ")
 	case "mo":
-		op := textOf(n)
+		op := TextOf(n)
 		switch {
 		case (op == "-" || op == "−" || op == "+" || op == "±") && !w.afterOperand():
 			w.write(op) // a sign, not a binary operator: "−1"
@@ -104,7 +104,7 @@ func (w *mathWriter) node(n *node, depth int) {
 	case "semantics":
 		// The first child is the presentation; the rest are annotations.
 		if kids := elements(n); len(kids) > 0 {
-			w.node(kids[0], depth+1)
+			w.Node(kids[0], depth+1)
 		}
 	case "msub":
 		w.script(n, depth, "_")
@@ -113,7 +113,7 @@ func (w *mathWriter) node(n *node, depth int) {
 	case "msubsup":
 		kids := elements(n)
 		if len(kids) >= 3 {
-			w.node(kids[0], depth+1)
+			w.Node(kids[0], depth+1)
 			w.group(kids[1], depth, "_")
 			w.group(kids[2], depth, "^")
 			return
@@ -137,7 +137,7 @@ func (w *mathWriter) node(n *node, depth int) {
 		if len(kids) == 2 {
 			w.group(kids[1], depth, "")
 			w.write("√(")
-			w.node(kids[0], depth+1)
+			w.Node(kids[0], depth+1)
 			w.writeByte(')')
 			return
 		}
@@ -149,7 +149,7 @@ func (w *mathWriter) node(n *node, depth int) {
 			if i > 0 {
 				w.writeByte(' ')
 			}
-			w.node(k, depth+1)
+			w.Node(k, depth+1)
 		}
 		w.writeByte(' ')
 	case "mfenced":
@@ -174,7 +174,7 @@ func (w *mathWriter) node(n *node, depth int) {
 			if i > 0 && sep != "" {
 				w.write(sep + " ")
 			}
-			w.node(k, depth+1)
+			w.Node(k, depth+1)
 		}
 		w.write(closing)
 	case "mtable":
@@ -182,14 +182,14 @@ func (w *mathWriter) node(n *node, depth int) {
 			if i > 0 {
 				w.write("; ")
 			}
-			w.node(k, depth+1)
+			w.Node(k, depth+1)
 		}
 	case "mtr", "mlabeledtr":
 		for i, k := range elements(n) {
 			if i > 0 {
 				w.write("  ")
 			}
-			w.node(k, depth+1)
+			w.Node(k, depth+1)
 		}
 	default:
 		w.children(n, depth)
@@ -207,28 +207,28 @@ func (w *mathWriter) afterOperand() bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(")]}|‖〉⟩!'′", r) || unicode.Is(unicode.Sk, r)
 }
 
-func (w *mathWriter) children(n *node, depth int) {
-	for _, k := range n.kids {
-		w.node(k, depth+1)
+func (w *mathWriter) children(n *Node, depth int) {
+	for _, k := range n.Kids {
+		w.Node(k, depth+1)
 	}
 }
 
 // script writes a base with a sub- or superscript, marked the way plain-text
 // mathematics marks them: x_1, x^2.
-func (w *mathWriter) script(n *node, depth int, mark string) {
+func (w *mathWriter) script(n *Node, depth int, mark string) {
 	kids := elements(n)
 	if len(kids) != 2 {
 		w.children(n, depth)
 		return
 	}
-	w.node(kids[0], depth+1)
+	w.Node(kids[0], depth+1)
 	w.group(kids[1], depth, mark)
 }
 
 // group writes an operand after mark, in parentheses unless it is a single
 // name or number. Rendering in place, rather than into a string of its own
 // that is then inspected, keeps deeply nested formulas linear.
-func (w *mathWriter) group(n *node, depth int, mark string) {
+func (w *mathWriter) group(n *Node, depth int, mark string) {
 	start := len(w.buf)
 	w.write(mark)
 	simple := simpleOperand(n, 0)
@@ -236,7 +236,7 @@ func (w *mathWriter) group(n *node, depth int, mark string) {
 		w.writeByte('(')
 	}
 	inner := len(w.buf)
-	w.node(n, depth+1)
+	w.Node(n, depth+1)
 	if blank(w.buf[inner:]) {
 		w.buf = w.buf[:start] // an empty script writes nothing, not "x^()"
 		return
@@ -257,8 +257,8 @@ func blank(b []byte) bool {
 
 // simpleOperand reports whether n is written as one token: names and
 // numbers, also several in a row ("ij"), but no operator or layout.
-func simpleOperand(n *node, depth int) bool {
-	switch n.name {
+func simpleOperand(n *Node, depth int) bool {
+	switch n.Name {
 	case "mi", "mn", "mtext":
 		return true
 	case "mrow", "mstyle":
@@ -277,18 +277,18 @@ func simpleOperand(n *node, depth int) bool {
 
 // elements returns n's element children, skipping the white space between
 // them.
-func elements(n *node) []*node {
-	out := make([]*node, 0, len(n.kids))
-	for _, k := range n.kids {
-		if k.name != "" {
+func elements(n *Node) []*Node {
+	out := make([]*Node, 0, len(n.Kids))
+	for _, k := range n.Kids {
+		if k.Name != "" {
 			out = append(out, k)
 		}
 	}
 	return out
 }
 
-func attrOK(n *node, key string) (string, bool) {
-	for _, a := range n.attrs {
+func attrOK(n *Node, key string) (string, bool) {
+	for _, a := range n.Attrs {
 		if a.Key == key {
 			return a.Val, true
 		}

@@ -1,4 +1,4 @@
-package epub
+package xhtml
 
 import (
 	"bytes"
@@ -8,18 +8,19 @@ import (
 	"golang.org/x/net/html"
 )
 
-// node is an element or a text of a small document tree, built for the
+// Node is an element or a text of a small document tree, built for the
 // parts that are easier to read as a tree than as a stream: the navigation
 // document and MathML.
-type node struct {
-	name  string // element name; "" for text
-	text  string
-	attrs []html.Attribute
-	kids  []*node
+type Node struct {
+	Name  string // element name; "" for text
+	Text  string
+	Attrs []html.Attribute
+	Kids  []*Node
 }
 
-func (n *node) attr(key string) string {
-	for _, a := range n.attrs {
+// Attr returns the value of the attribute key, "" when it has none.
+func (n *Node) Attr(key string) string {
+	for _, a := range n.Attrs {
 		if a.Key == key {
 			return a.Val
 		}
@@ -28,11 +29,12 @@ func (n *node) attr(key string) string {
 }
 
 // Bounds on a tree, so that hostile markup costs little: nodes past
-// maxTreeNodes are dropped, and elements nested deeper than maxTreeDepth are
+// maxTreeNodes are dropped, and elements nested deeper than MaxTreeDepth are
 // attached to their ancestor at that depth.
 const (
 	maxTreeNodes = 200000
-	maxTreeDepth = 128
+	// MaxTreeDepth is also how deep a walk over a tree need go.
+	MaxTreeDepth = 128
 )
 
 // voidElement reports the elements that never have content, whether or
@@ -71,10 +73,10 @@ func selfClosed(z *html.Tokenizer) {
 	z.NextIsNotRawText()
 }
 
-// parseTree reads a whole document into a tree under a root node with no
+// ParseTree reads a whole document into a tree under a root Node with no
 // name.
-func parseTree(ctx context.Context, data []byte) *node {
-	root := &node{}
+func ParseTree(ctx context.Context, data []byte) *Node {
+	root := &Node{}
 	budget := maxTreeNodes
 	buildTree(ctx, newTokenizer(data), root, "", &budget, true)
 	return root
@@ -88,16 +90,16 @@ func parseTree(ctx context.Context, data []byte) *node {
 // white space is kept when keepSpace is set: between inline elements it
 // separates words, but in MathML it is only indentation. A done ctx ends
 // the tree where it is.
-func buildTree(ctx context.Context, z *html.Tokenizer, root *node, stop string, budget *int, keepSpace bool) {
-	stack := []*node{root}
+func buildTree(ctx context.Context, z *html.Tokenizer, root *Node, stop string, budget *int, keepSpace bool) {
+	stack := []*Node{root}
 	var names []string // names of the open elements below root
-	add := func(n *node) {
+	add := func(n *Node) {
 		if *budget <= 0 {
 			return
 		}
 		*budget--
 		parent := stack[len(stack)-1]
-		parent.kids = append(parent.kids, n)
+		parent.Kids = append(parent.Kids, n)
 	}
 	for tok := 0; ; tok++ {
 		if tok%ctxCheckEvery == 0 && ctx.Err() != nil {
@@ -115,15 +117,15 @@ func buildTree(ctx context.Context, z *html.Tokenizer, root *node, stop string, 
 				}
 				t = []byte(" ")
 			}
-			add(&node{text: string(t)})
+			add(&Node{Text: string(t)})
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
-			n := &node{name: tagName(name)}
+			n := &Node{Name: tagName(name)}
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
 				if treeAttr(k) {
-					n.attrs = append(n.attrs, html.Attribute{Key: string(k), Val: string(v)})
+					n.Attrs = append(n.Attrs, html.Attribute{Key: string(k), Val: string(v)})
 				}
 			}
 			add(n)
@@ -131,12 +133,12 @@ func buildTree(ctx context.Context, z *html.Tokenizer, root *node, stop string, 
 				selfClosed(z)
 				continue
 			}
-			if voidElement(n.name) {
+			if voidElement(n.Name) {
 				continue
 			}
-			if len(names) < maxTreeDepth {
+			if len(names) < MaxTreeDepth {
 				stack = append(stack, n)
-				names = append(names, n.name)
+				names = append(names, n.Name)
 			}
 			// Deeper elements are kept but never opened: what they hold
 			// goes to the deepest open element, and their end tags find no
@@ -161,33 +163,33 @@ func buildTree(ctx context.Context, z *html.Tokenizer, root *node, stop string, 
 	}
 }
 
-// textOf returns the text of n and its descendants with white space
+// TextOf returns the text of n and its descendants with white space
 // collapsed; images contribute their alt text.
-func textOf(n *node) string {
+func TextOf(n *Node) string {
 	var sb strings.Builder
-	var walk func(*node, int)
-	walk = func(n *node, depth int) {
-		if depth > maxTreeDepth+1 {
+	var walk func(*Node, int)
+	walk = func(n *Node, depth int) {
+		if depth > MaxTreeDepth+1 {
 			return
 		}
-		if n.name == "" {
-			sb.WriteString(n.text)
+		if n.Name == "" {
+			sb.WriteString(n.Text)
 			return
 		}
-		switch n.name {
+		switch n.Name {
 		case "script", "style", "rt", "rp":
 			return
 		case "img":
-			sb.WriteString(n.attr("alt"))
+			sb.WriteString(n.Attr("alt"))
 			return
 		case "br":
 			sb.WriteByte(' ')
 			return
 		}
-		for _, k := range n.kids {
+		for _, k := range n.Kids {
 			walk(k, depth+1)
 		}
 	}
 	walk(n, 0)
-	return cleanText(sb.String())
+	return CleanText(sb.String())
 }

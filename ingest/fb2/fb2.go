@@ -1,0 +1,638 @@
+// Package fb2 parses a FictionBook 2 book (.fb2, or .fb2.zip: a zip holding
+// one) into the format-neutral tree of package doc. The book's nested
+// <section> elements and their <title>s are its table of contents; the
+// description's title-info gives the title, authors and language, and its
+// annotation becomes a first chapter. Notes bodies become a chapter of
+// their own, each note a paragraph that starts with its number.
+//
+// Anchors cite a section by its id ("#ch3") where it has one, else by its
+// place ("section 3.2"); a paragraph with an id (a note) is cited by it.
+// The file is untrusted input: a zipped book is read with the caps of
+// package safezip, XML nested past xhtml.MaxXMLDepth fails the book, and
+// embedded pictures are skipped unread.
+package fb2
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/meta"
+	"github.com/grimoire-search/grimoire/ingest/internal/outline"
+	"github.com/grimoire-search/grimoire/ingest/internal/safezip"
+	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
+)
+
+// Errors that Parse wraps, for errors.Is.
+var (
+	// ErrNotFB2 reports a file that is no FictionBook: not XML, another
+	// root element, a zip without a .fb2 in it.
+	ErrNotFB2 = errors.New("not an FB2 book")
+	// ErrDamaged reports a FictionBook whose XML breaks off or is broken.
+	ErrDamaged = errors.New("damaged FB2 book")
+	// ErrTooLarge reports a zipped book that would inflate past the caps.
+	ErrTooLarge = errors.New("FB2 archive too large to read safely")
+)
+
+// ctxCheckEvery is how many tokens are read between two looks at ctx.
+const ctxCheckEvery = 1024
+
+// Parse parses one FB2 book, given whole in data: the XML itself, or a zip
+// archive holding it. It fails with ErrNotFB2, ErrDamaged or ErrTooLarge,
+// or ctx's error. Parse keeps no state between calls and is safe to call
+// concurrently.
+func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
+	return parse(ctx, data, safezip.DefaultLimits())
+}
+
+func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document, error) {
+	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
+		inner, err := unzip(data, lim)
+		if err != nil {
+			return nil, err
+		}
+		data = inner
+	}
+	p := &parser{ctx: ctx, dec: xhtml.NewXMLReader(data)}
+	if err := p.run(); err != nil {
+		return nil, err
+	}
+	d := &doc.Document{
+		Title:      p.title,
+		Authors:    p.authors,
+		Language:   meta.LanguageTag(p.lang),
+		SourceType: doc.FB2,
+	}
+	d.Chapters = p.b.Chapters(d.Title)
+	return d, nil
+}
+
+// unzip returns the book inside a .fb2.zip: its first .fb2 entry, else its
+// only entry.
+func unzip(data []byte, lim safezip.Limits) ([]byte, error) {
+	a, err := safezip.Open(data, lim)
+	if err != nil {
+		return nil, zipError(err)
+	}
+	names := a.Names()
+	pick := ""
+	for _, n := range names {
+		if strings.EqualFold(path.Ext(n), ".fb2") {
+			pick = n
+			break
+		}
+	}
+	if pick == "" && len(names) == 1 {
+		pick = names[0]
+	}
+	if pick == "" {
+		return nil, fmt.Errorf("%w: the zip archive holds no .fb2 file", ErrNotFB2)
+	}
+	inner, err := a.Read(pick)
+	if err != nil {
+		return nil, zipError(err)
+	}
+	return inner, nil
+}
+
+func zipError(err error) error {
+	if errors.Is(err, safezip.ErrTooLarge) {
+		return fmt.Errorf("%w: %w", ErrTooLarge, err)
+	}
+	return fmt.Errorf("%w: %w", ErrNotFB2, err)
+}
+
+// frame is an open element whose structure is followed.
+type frame struct {
+	name string
+	kind kind
+}
+
+type kind uint8
+
+const (
+	kindOther kind = iota
+	kindSkip       // its content is not the book's text
+	kindBody
+	kindSection
+	kindTitle   // a body's or section's title
+	kindQuote   // epigraph, cite, poem, stanza: their lines are quoted
+	kindTable   // table
+	kindRow     // tr
+	kindCell    // td, th
+	kindText    // p, v, subtitle, text-author: one line of text
+	kindAuthor  // an author of the title-info
+	kindField   // a title-info field whose text is metadata
+	kindAnnot   // the title-info's annotation
+	kindDescr   // description
+	kindTitleIn // title-info
+	kinds
+)
+
+// parser reads the token stream of one book.
+type parser struct {
+	ctx context.Context
+	dec *xhtml.XMLReader
+	b   outline.Builder
+
+	stack []frame
+	// open counts the open elements of each kind.
+	open [kinds]int
+
+	// text gathers the running line; field the text of a metadata field.
+	text  strings.Builder
+	field strings.Builder
+
+	title   string
+	authors []string
+	lang    string
+	author  [4]string // first, middle, last, nickname
+
+	bodies int
+	notes  bool // in a body after the first: notes, comments
+	// sections counts, for the body and each open section, the sections
+	// it has begun so far: the numbers of the open sections, for anchors.
+	sections []int
+	pending  *heading
+	// titleParts are the lines of the open heading title.
+	titleParts []string
+	// notePrefix is the title of the open note, which leads its first
+	// paragraph; noteAnchor cites the note by its id.
+	notePrefix string
+	noteAnchor string
+	quotes     int // open epigraphs, cites, poems
+	row        []string
+	rows       []string
+	lineID     string // the id of the open line element
+}
+
+// heading is a body's or section's heading, held until its title is read
+// or its first text shows it has none.
+type heading struct {
+	level  int
+	anchor string
+	title  string // what to call it when it has no title of its own
+	// body is the main body's heading, which is only its title: untitled,
+	// it gives way to the body's sections, and text before them is a
+	// division of its own.
+	body bool
+}
+
+func (p *parser) run() error {
+	root := false
+	for tok := 0; ; tok++ {
+		if tok%ctxCheckEvery == 0 {
+			if err := p.ctx.Err(); err != nil {
+				return fmt.Errorf("fb2: %w", err)
+			}
+		}
+		t, err := p.dec.Token()
+		if err == io.EOF {
+			if !root {
+				return fmt.Errorf("%w: no <FictionBook> element", ErrNotFB2)
+			}
+			break
+		}
+		if err != nil {
+			switch {
+			case errors.Is(err, xhtml.ErrTooDeep):
+				return fmt.Errorf("%w: %w", ErrDamaged, err)
+			case !root:
+				return fmt.Errorf("%w: not XML (%v)", ErrNotFB2, errText(err))
+			}
+			return fmt.Errorf("%w: the XML breaks off or is broken at line %d (%v)", ErrDamaged, lineOf(err), errText(err))
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			if !root {
+				if !strings.EqualFold(t.Name.Local, "FictionBook") {
+					return fmt.Errorf("%w: the root element is <%s>, not <FictionBook>", ErrNotFB2, t.Name.Local)
+				}
+				root = true
+			}
+			p.start(t)
+		case xml.EndElement:
+			p.end()
+		case xml.CharData:
+			p.chars(t)
+		}
+	}
+	p.closeLine()
+	p.settlePending()
+	return nil
+}
+
+// lineOf returns the line an XML syntax error is on, 0 when it has none.
+func lineOf(err error) int {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return se.Line
+	}
+	return 0
+}
+
+func errText(err error) string {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
+}
+
+func (p *parser) top() kind {
+	if len(p.stack) == 0 {
+		return kindOther
+	}
+	return p.stack[len(p.stack)-1].kind
+}
+
+func (p *parser) within(k kind) bool { return p.open[k] > 0 }
+
+func (p *parser) skipping() bool { return p.within(kindSkip) }
+
+func attr(t xml.StartElement, local string) string {
+	for _, a := range t.Attr {
+		if a.Name.Local == local {
+			return strings.TrimSpace(a.Value)
+		}
+	}
+	return ""
+}
+
+func (p *parser) start(t xml.StartElement) {
+	name := t.Name.Local
+	k := p.classify(name)
+	if p.skipping() {
+		k = kindSkip
+	}
+	switch k {
+	case kindBody:
+		p.closeLine()
+		p.settlePending()
+		p.bodies++
+		p.notes = p.bodies > 1 || attr(t, "name") == "notes"
+		p.sections = append(p.sections[:0], 0)
+		if p.notes {
+			title := strings.TrimSpace(attr(t, "name"))
+			if title == "" {
+				title = "notes"
+			}
+			p.pending = &heading{level: 1, anchor: "#" + title, title: strings.ToUpper(title[:1]) + title[1:]}
+		} else {
+			p.pending = &heading{level: 0, anchor: "title", body: true}
+		}
+	case kindSection:
+		p.closeLine()
+		if p.notes {
+			p.emitPending()
+			p.notePrefix, p.noteAnchor = "", ""
+			if id := attr(t, "id"); id != "" {
+				p.noteAnchor = "#" + id
+			}
+			break
+		}
+		p.settlePending()
+		if len(p.sections) == 0 {
+			p.sections = append(p.sections, 0) // a section outside any body
+		}
+		p.sections[len(p.sections)-1]++
+		anchor := sectionAnchor(p.sections)
+		if id := attr(t, "id"); id != "" {
+			anchor = "#" + id
+		}
+		p.sections = append(p.sections, 0)
+		p.pending = &heading{level: len(p.sections) - 1, anchor: anchor}
+	case kindTitle:
+		p.closeLine()
+		p.titleParts = p.titleParts[:0]
+	case kindAnnot:
+		p.closeLine()
+		p.b.Heading(1, "Annotation", "#annotation")
+	case kindQuote:
+		p.beforeText()
+		p.closeLine()
+		p.quotes++
+	case kindTable:
+		p.beforeText()
+		p.closeLine()
+		p.rows = p.rows[:0]
+	case kindRow:
+		p.row = p.row[:0]
+	case kindText, kindCell:
+		p.beforeText()
+		p.closeLine()
+		p.lineID = attr(t, "id")
+	case kindAuthor:
+		p.author = [4]string{}
+	case kindField:
+		p.field.Reset()
+	case kindOther:
+		if (name == "empty-line" || name == "image") && !p.within(kindText) && !p.within(kindCell) {
+			p.closeLine()
+		}
+	}
+	p.stack = append(p.stack, frame{name: name, kind: k})
+	p.open[k]++
+}
+
+// classify says what an element is, by its name and where it stands.
+func (p *parser) classify(name string) kind {
+	top := p.top()
+	switch top {
+	case kindTitleIn:
+		switch name {
+		case "book-title", "lang":
+			return kindField
+		case "author":
+			return kindAuthor
+		case "annotation":
+			return kindAnnot
+		}
+		return kindSkip
+	case kindAuthor:
+		switch name {
+		case "first-name", "middle-name", "last-name", "nickname":
+			return kindField
+		}
+		return kindSkip
+	case kindField:
+		return kindOther
+	case kindDescr:
+		if name == "title-info" {
+			return kindTitleIn
+		}
+		return kindSkip
+	}
+	switch name {
+	case "description":
+		return kindDescr
+	case "binary", "stylesheet":
+		return kindSkip
+	case "body":
+		return kindBody
+	case "section":
+		return kindSection
+	case "title":
+		if top == kindBody || top == kindSection {
+			return kindTitle
+		}
+		return kindText
+	case "epigraph", "cite", "poem", "stanza":
+		return kindQuote
+	case "table":
+		return kindTable
+	case "tr":
+		if top == kindTable {
+			return kindRow
+		}
+	case "td", "th":
+		if top == kindRow {
+			return kindCell
+		}
+	case "p", "v", "subtitle", "text-author", "date":
+		if top == kindText || top == kindCell {
+			return kindOther // a paragraph inside a paragraph runs on
+		}
+		return kindText
+	}
+	return kindOther
+}
+
+// sectionAnchor cites a section by its numbers: "section 3.2" is the
+// second section of the third.
+func sectionAnchor(numbers []int) string {
+	parts := make([]string, len(numbers))
+	for i, n := range numbers {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "section " + strings.Join(parts, ".")
+}
+
+func (p *parser) end() {
+	if len(p.stack) == 0 {
+		return
+	}
+	f := p.stack[len(p.stack)-1]
+	p.stack = p.stack[:len(p.stack)-1]
+	p.open[f.kind]--
+	if p.skipping() {
+		return
+	}
+	switch f.kind {
+	case kindSection:
+		p.closeLine()
+		if p.notes {
+			p.notePrefix = ""
+			break
+		}
+		p.settlePending()
+		if len(p.sections) > 0 {
+			p.sections = p.sections[:len(p.sections)-1]
+		}
+	case kindBody:
+		p.closeLine()
+		p.settlePending()
+	case kindTitle:
+		p.closeLine()
+		title := strings.Join(p.titleParts, " ")
+		p.titleParts = p.titleParts[:0]
+		switch {
+		case p.notes && p.pending == nil:
+			// A note's title is its number, which leads its text as the
+			// citation does in the text: "[1]".
+			if title != "" && !strings.HasPrefix(title, "[") {
+				title = "[" + title + "]"
+			}
+			p.notePrefix = title
+		case p.pending != nil:
+			h := p.pending
+			p.pending = nil
+			p.b.Heading(h.level, title, h.anchor)
+		default:
+			// A second title, or one after the text began: a line.
+			p.b.Line(p.lineKind(), title, "")
+		}
+	case kindQuote:
+		p.closeLine()
+		p.quotes--
+	case kindText:
+		p.closeLine()
+	case kindCell:
+		p.row = append(p.row, p.take())
+	case kindRow:
+		p.closeLine()
+		if line := strings.TrimRight(strings.Join(p.row, " | "), " |"); line != "" {
+			p.rows = append(p.rows, line)
+		}
+		p.row = p.row[:0]
+	case kindTable:
+		p.closeLine()
+		if len(p.rows) > 0 {
+			p.b.Block(doc.Block{Kind: doc.Table, Text: strings.Join(p.rows, "\n")})
+		}
+		p.rows = p.rows[:0]
+	case kindField:
+		p.setField(f.name, xhtml.CleanText(p.field.String()))
+		p.field.Reset()
+	case kindAuthor:
+		p.addAuthor()
+	case kindAnnot:
+		p.closeLine()
+	}
+}
+
+func (p *parser) chars(c xml.CharData) {
+	if p.skipping() {
+		return
+	}
+	if p.within(kindField) {
+		p.field.Write(c)
+		return
+	}
+	if p.within(kindDescr) && !p.within(kindAnnot) {
+		return
+	}
+	if p.text.Len() == 0 && len(bytes.TrimSpace(c)) == 0 {
+		return
+	}
+	if p.text.Len() == 0 {
+		p.beforeText()
+	}
+	p.text.Write(c)
+}
+
+// beforeText is called where the text of a body or section begins: a
+// heading still waiting for its title has none.
+func (p *parser) beforeText() {
+	if p.within(kindTitle) {
+		return
+	}
+	p.emitPending()
+}
+
+// emitPending emits the heading that waits for its title, untitled: text
+// has begun. Before the main body's first section, that text is a division
+// of its own.
+func (p *parser) emitPending() {
+	h := p.pending
+	if h == nil {
+		return
+	}
+	p.pending = nil
+	if h.body {
+		p.b.Heading(1, "", "")
+		return
+	}
+	p.b.Heading(h.level, h.title, h.anchor)
+}
+
+// settlePending emits the heading that waits for its title, untitled, where
+// a section begins or ends: the main body's, which is only a title, is
+// dropped.
+func (p *parser) settlePending() {
+	if p.pending != nil && p.pending.body {
+		p.pending = nil
+	}
+	p.emitPending()
+}
+
+// take returns the running line, white space collapsed, and empties it.
+func (p *parser) take() string {
+	s := xhtml.Collapse(p.text.String())
+	p.text.Reset()
+	return s
+}
+
+// closeLine ends the running line: a line of the title being read, a cell,
+// or a line of the book.
+func (p *parser) closeLine() {
+	line := p.take()
+	id := p.lineID
+	p.lineID = ""
+	if line == "" {
+		return
+	}
+	switch {
+	case p.within(kindTitle):
+		p.titleParts = append(p.titleParts, line)
+		return
+	case p.within(kindCell):
+		p.row = append(p.row, line)
+		return
+	}
+	anchor := ""
+	if id != "" {
+		anchor = "#" + id
+	}
+	if p.notes && p.noteAnchor != "" {
+		if anchor == "" {
+			anchor = p.noteAnchor
+		}
+		p.noteAnchor = ""
+	}
+	if p.notes && p.notePrefix != "" {
+		line = p.notePrefix + " " + line
+		p.notePrefix = ""
+	}
+	p.b.Line(p.lineKind(), line, anchor)
+}
+
+func (p *parser) lineKind() doc.BlockKind {
+	if p.quotes > 0 {
+		return doc.Quote
+	}
+	return doc.Paragraph
+}
+
+func (p *parser) setField(name, value string) {
+	if value == "" {
+		return
+	}
+	switch name {
+	case "book-title":
+		if p.title == "" {
+			p.title = value
+		}
+	case "lang":
+		if p.lang == "" {
+			p.lang = value
+		}
+	case "first-name":
+		p.author[0] = value
+	case "middle-name":
+		p.author[1] = value
+	case "last-name":
+		p.author[2] = value
+	case "nickname":
+		p.author[3] = value
+	}
+}
+
+func (p *parser) addAuthor() {
+	var parts []string
+	for _, s := range p.author[:3] {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	name := strings.Join(parts, " ")
+	if name == "" {
+		name = p.author[3]
+	}
+	if name == "" {
+		return
+	}
+	for _, a := range p.authors {
+		if a == name {
+			return
+		}
+	}
+	p.authors = append(p.authors, name)
+}
