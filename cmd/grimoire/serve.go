@@ -15,7 +15,6 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/mcp"
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
 // tokenEnv names the variable that holds the bearer token of serve --http.
@@ -206,7 +205,7 @@ func (a *app) watchWhenFree(ctx context.Context) {
 		}
 		opts, err := a.syncerOptions(ctx, w)
 		if err == nil {
-			err = syncer.Watch(ctx, w, opts)
+			err = a.watchTakingRequests(ctx, w, opts, "grimoire serve --watch")
 		}
 		w.Close()
 		if err != nil {

@@ -106,33 +106,69 @@ func (a *app) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
 // syncFlags are the options of a sync run beyond its scope.
 type syncFlags struct{ retry, prune bool }
 
-// sync runs one reconcile-and-ingest pass under the writer lock.
+// sync runs one reconcile-and-ingest pass under the writer lock, or has
+// the running watcher run it.
 func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
 	if err := a.cfg.requireLibrary(); err != nil {
 		return nil, err
 	}
-	w, err := a.openWriter(ctx, "grimoire "+kind)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	opts, err := a.syncerOptions(ctx, w)
-	if err != nil {
-		return nil, err
-	}
-	opts.Reconcile.Prune = flags.prune
-	if flags.retry {
-		if err := w.RetryFailed(ctx); err != nil {
-			return nil, err
-		}
-	}
+	args := syncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}
 	prog := a.newProgress()
 	defer prog.done()
-	opts.Reconcile.Progress = func(done, total int) { prog.set("hashing", done, total) }
-	opts.Ingest.Progress = func(p ingest.Progress) {
-		prog.set(fmt.Sprintf("book %d/%d", p.BooksDone+1, p.BooksTotal), p.ChunksDone, max(p.ChunksTotal, 1))
+	r, err := withWriter(ctx, a, "grimoire "+kind, opSync, args, func(w *index.Writer) (syncResult, error) {
+		opts, err := a.syncerOptions(ctx, w)
+		if err != nil {
+			return syncResult{}, err
+		}
+		opts.Reconcile.Prune = flags.prune
+		if flags.retry {
+			if err := w.RetryFailed(ctx); err != nil {
+				return syncResult{}, err
+			}
+		}
+		opts.Reconcile.Progress, opts.Ingest.Progress = syncProgress(prog.set)
+		run, err := syncer.Sync(ctx, w, opts, kind, scope)
+		return syncResultOf(run), err
+	})
+	return r.run(), err
+}
+
+// syncProgress turns the progress of a sync into a progress bar's steps.
+func syncProgress(set func(label string, done, total int)) (func(done, total int), func(ingest.Progress)) {
+	return func(done, total int) { set("hashing", done, total) },
+		func(p ingest.Progress) {
+			set(fmt.Sprintf("book %d/%d", p.BooksDone+1, p.BooksTotal), p.ChunksDone, max(p.ChunksTotal, 1))
+		}
+}
+
+type syncArgs struct {
+	Kind string `json:"kind"`
+	// Library is the command's library, which must be the watcher's.
+	Library []string `json:"library"`
+	Scope   []string `json:"scope"`
+	Retry   bool     `json:"retry"`
+	Prune   bool     `json:"prune"`
+}
+
+// syncResult is a sync's run as it travels from a watcher: with its holds,
+// which a run leaves out of its JSON.
+type syncResult struct {
+	Run   *index.Run   `json:"run"`
+	Holds []index.Hold `json:"holds"`
+}
+
+func syncResultOf(run *index.Run) syncResult {
+	if run == nil {
+		return syncResult{}
 	}
-	return syncer.Sync(ctx, w, opts, kind, scope)
+	return syncResult{Run: run, Holds: run.Holds}
+}
+
+func (r syncResult) run() *index.Run {
+	if r.Run != nil {
+		r.Run.Holds = r.Holds
+	}
+	return r.Run
 }
 
 func unwrapPathError(err error) error {
