@@ -40,42 +40,65 @@ type Server struct {
 // (macOS allows 103 bytes, Linux 107).
 const maxSocketPath = 100
 
-// Listen opens the socket where w takes requests, beside the index (or, when
-// that path is too long for a socket, in a private temporary folder), and
-// names it in w's lock file. The caller holds the writer lock, so a socket
-// file left at that place by a writer that crashed is no one's: it is
-// removed.
+// Listen opens the socket where w takes requests, beside the index (or,
+// when no socket can be made there — a path too long for one, a file
+// system without them — in a private temporary folder), and names it in
+// w's lock file. The caller holds the writer lock, so a socket file left
+// beside the index by a writer that crashed is no one's: it is removed.
 func Listen(w *index.Writer, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{w: w, log: log}
-	path := w.Path() + ".sock"
-	if len(path) > maxSocketPath || !clearStale(path) {
-		dir, err := os.MkdirTemp("", "grimoire-")
-		if err != nil {
-			return nil, fmt.Errorf("make a folder for the requests socket: %w", err)
+	if err := s.listenBeside(w.Path() + ".sock"); err != nil {
+		log.Debug("no requests socket beside the index", "err", err)
+		if err := s.listenPrivate(); err != nil {
+			return nil, err
 		}
-		s.dir, path = dir, filepath.Join(dir, "requests.sock")
 	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		s.removeDir()
-		return nil, fmt.Errorf("listen for requests at %s: %w", path, err)
-	}
-	// Only this user may hand the writer work. Connecting takes write
-	// permission on the socket.
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		s.removeDir()
-		return nil, fmt.Errorf("restrict %s: %w", path, err)
-	}
-	s.ln, s.path = ln, path
-	if err := w.AnnounceRequests(path); err != nil {
+	if err := w.AnnounceRequests(s.path); err != nil {
 		s.close()
 		return nil, err
 	}
 	return s, nil
+}
+
+func (s *Server) listenBeside(path string) error {
+	if len(path) > maxSocketPath {
+		return fmt.Errorf("%s is too long for a socket", path)
+	}
+	if !clearStale(path) {
+		return fmt.Errorf("%s is taken by something other than a socket", path)
+	}
+	return s.listen(path)
+}
+
+func (s *Server) listenPrivate() error {
+	dir, err := os.MkdirTemp("", "grimoire-")
+	if err != nil {
+		return fmt.Errorf("make a folder for the requests socket: %w", err)
+	}
+	s.dir = dir
+	if err := s.listen(filepath.Join(dir, "requests.sock")); err != nil {
+		s.removeDir()
+		return err
+	}
+	return nil
+}
+
+func (s *Server) listen(path string) error {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("listen for requests at %s: %w", path, err)
+	}
+	// Only this user may hand the writer work: connecting takes write
+	// permission on the socket.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("restrict %s: %w", path, err)
+	}
+	s.ln, s.path = ln, path
+	return nil
 }
 
 // clearStale makes path free for a new socket: nothing there, or a socket a

@@ -246,7 +246,7 @@ type ingester struct {
 	holding bool
 	// cut ends the round under way, for a hold.
 	cut context.CancelFunc
-	// listener, when set, hears the rounds' progress too (a sync pass's
+	// listener, when set, hears ingest's progress too (a sync pass's
 	// requester).
 	listener func(ingest.Progress)
 }
@@ -318,12 +318,15 @@ func (in *ingester) begin(ctx context.Context) (context.Context, ingest.Options)
 	round, cut := context.WithCancel(ctx)
 	in.running, in.cut = true, cut
 	opts := in.opts
-	userProgress, listener := opts.Progress, in.listener
+	userProgress := opts.Progress
 	opts.Progress = func(p ingest.Progress) {
 		in.st.ingesting(ctx, p.Book)
 		if userProgress != nil {
 			userProgress(p)
 		}
+		in.mu.Lock()
+		listener := in.listener
+		in.mu.Unlock()
 		if listener != nil {
 			listener(p)
 		}
@@ -367,8 +370,7 @@ func (in *ingester) release(opts *ingest.Options) {
 	in.turn.Broadcast()
 }
 
-// listen has f hear the progress of the rounds that start from now on;
-// nil stops it.
+// listen has f hear the progress of ingest from now on; nil stops it.
 func (in *ingester) listen(f func(ingest.Progress)) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
