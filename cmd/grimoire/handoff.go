@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/grimoire-search/grimoire/handoff"
 	"github.com/grimoire-search/grimoire/index"
@@ -67,15 +68,44 @@ func withWriter[R any](ctx context.Context, a *app, command, op string, args any
 func (a *app) handOver(ctx context.Context, h index.LockHolder, req handoff.Request) (json.RawMessage, error) {
 	prog := a.newProgress()
 	defer prog.done()
+	// A request waits while the watcher ends the batch or the sync it is
+	// on; once that has lasted a while, say so, or the wait looks hung.
+	var mu sync.Mutex
+	var busy *time.Timer
+	started, over := false, false
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		over = true
+		if busy != nil {
+			busy.Stop()
+		}
+	}()
 	return handoff.Ask(ctx, h, req, func(ev handoff.Event) {
-		if ev.State == handoff.Sent {
+		switch ev.State {
+		case handoff.Sent:
 			fmt.Fprintf(a.stderr, "grimoire: %s (pid %d) writes the index; handed this to it, waiting…\n", h.Command, h.PID)
+			busy = time.AfterFunc(busyNote, func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if !started && !over {
+					fmt.Fprintln(a.stderr, "grimoire: it finishes what it is doing first; Ctrl-C gives up waiting")
+				}
+			})
+		case handoff.Working:
+			mu.Lock()
+			started = true
+			mu.Unlock()
 		}
 		if p := ev.Progress; p != nil {
 			prog.set(p.Label, p.Done, p.Total)
 		}
 	})
 }
+
+// busyNote is how long a request may wait for the watcher to take it up
+// before the command says why it waits.
+const busyNote = 3 * time.Second
 
 // watchTakingRequests runs the watch and, beside it, takes the requests of
 // other commands, which the watch loop runs between its batches. When no
