@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -191,6 +192,10 @@ func TestHoldCutsTheRound(t *testing.T) {
 		in.hold()
 		close(held)
 	}()
+	// hold cuts the round in the same step that marks the hold.
+	for !in.isHolding() {
+		runtime.Gosched()
+	}
 	close(unblock)
 	<-held
 	r := <-in.rounds
@@ -206,6 +211,12 @@ func TestHoldCutsTheRound(t *testing.T) {
 	if s, err := w.Status(ctx); err != nil || s.Ready != 3 {
 		t.Errorf("after the hold: %+v, %v", s, err)
 	}
+}
+
+func (in *ingester) isHolding() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.holding
 }
 
 func reconcileWith(ctx context.Context, w *index.Writer, opts Options) (*index.Run, error) {
