@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -21,6 +22,10 @@ type LockHolder struct {
 	Trouble      string    `json:"trouble,omitempty"`
 	TroubleSince time.Time `json:"trouble_since,omitzero"`
 	RetryAt      time.Time `json:"retry_at,omitzero"`
+	// Requests is the local socket where the holder takes requests from
+	// other grimoire commands (see package handoff); empty when it takes
+	// none.
+	Requests string `json:"requests,omitempty"`
 }
 
 // lockContent is what the lock file holds: the holder while a writer runs,
@@ -65,7 +70,10 @@ type fileLock struct {
 	// prev is the seal the last writer left; nil after a crash, or when
 	// the lock file was new.
 	prev *seal
-	// holder is this process, as the file names it.
+	// holder is this process, as the file names it; mu guards it and the
+	// writes that follow a change to it (trouble from the watch loop, the
+	// requests socket from its caller).
+	mu     sync.Mutex
 	holder LockHolder
 }
 
@@ -93,6 +101,8 @@ func acquireLock(path, command string) (*fileLock, error) {
 // not the database, because the trouble may be that the database cannot
 // be written (a full disk).
 func (w *Writer) ReportTrouble(trouble string, retryAt time.Time) error {
+	w.lock.mu.Lock()
+	defer w.lock.mu.Unlock()
 	h := &w.lock.holder
 	switch {
 	case trouble == "":
@@ -106,6 +116,23 @@ func (w *Writer) ReportTrouble(trouble string, retryAt time.Time) error {
 	}
 	if err := w.lock.write(lockContent{LockHolder: *h}); err != nil {
 		return fmt.Errorf("report to %s: %w", w.lock.f.Name(), err)
+	}
+	return nil
+}
+
+// AnnounceRequests names in the lock file the socket where this writer
+// takes requests from other processes; "" withdraws it. A writer that
+// another one's lock covers (a rebuild's) has no lock file of its own and
+// cannot announce one.
+func (w *Writer) AnnounceRequests(addr string) error {
+	if w.lock == nil || w.lock.f == nil {
+		return errors.New("this writer has no lock file of its own")
+	}
+	w.lock.mu.Lock()
+	defer w.lock.mu.Unlock()
+	w.lock.holder.Requests = addr
+	if err := w.lock.write(lockContent{LockHolder: w.lock.holder}); err != nil {
+		return fmt.Errorf("announce requests in %s: %w", w.lock.f.Name(), err)
 	}
 	return nil
 }

@@ -27,7 +27,10 @@ type Options struct {
 	// that is down): it starts at RetryMin and doubles up to RetryMax.
 	// Defaults 2 s and 5 min.
 	RetryMin, RetryMax time.Duration
-	Logger             *slog.Logger
+	// Requests, when set, brings the watch work from other processes
+	// (see Request).
+	Requests <-chan Request
+	Logger   *slog.Logger
 }
 
 func (o Options) log() *slog.Logger {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
@@ -29,6 +31,11 @@ type watchLoop struct {
 	// reconciled: the last reconcile passed, so a passing ingest round
 	// means the library is in sync again.
 	reconciled bool
+	// pokes numbers the loop's pokes of the ingester, the latest last.
+	pokes uint64
+	// pass is the sync request whose reconcile is done and whose ingest
+	// is awaited; nil when none is.
+	pass *pendingPass
 }
 
 func newWatchLoop(w *index.Writer, opts Options, wt *watcher.Watcher) *watchLoop {
@@ -47,6 +54,14 @@ func newWatchLoop(w *index.Writer, opts Options, wt *watcher.Watcher) *watchLoop
 // when ctx is done.
 func (l *watchLoop) run(ctx context.Context, werr <-chan error) error {
 	for {
+		batches, requests, retry := l.wt.Batches(), l.opts.Requests, l.retry.due()
+		var passGone <-chan struct{}
+		if l.pass != nil {
+			// A sync pass counts what its ingest does: nothing else
+			// starts until it is done.
+			batches, requests, retry = nil, nil, nil
+			passGone = l.pass.req.Ctx.Done()
+		}
 		var b watcher.Batch
 		select {
 		case <-ctx.Done():
@@ -58,11 +73,19 @@ func (l *watchLoop) run(ctx context.Context, werr <-chan error) error {
 				return err
 			}
 			continue
-		case <-l.retry.due():
+		case req := <-requests:
+			if stop, err := l.serve(ctx, req); stop {
+				return err
+			}
+			continue
+		case <-passGone:
+			l.dropPass()
+			continue
+		case <-retry:
 			// A failed batch's changes are lost with it: look at
 			// everything again.
 			b = watcher.Batch{Rescan: true, Reason: "retry after an error"}
-		case nb, ok := <-l.wt.Batches():
+		case nb, ok := <-batches:
 			if !ok {
 				return nil
 			}
@@ -92,6 +115,9 @@ func (l *watchLoop) ingested(ctx context.Context, r ingestRound) (stop bool, err
 		l.log.Info("the watcher is in sync again")
 		l.st.failing(nil, time.Time{})
 	}
+	if l.pass != nil && r.upTo >= l.pass.after {
+		l.answerPass(ctx, r.err)
+	}
 	return false, nil
 }
 
@@ -116,25 +142,37 @@ func (l *watchLoop) reconcile(ctx context.Context, b watcher.Batch) (stop bool, 
 	} else {
 		scope = append(append(scope, b.Changed...), b.Removed...)
 	}
+	if _, err := l.reconcileRun(ctx, kind, scope, l.opts.Reconcile); err != nil {
+		return halts(ctx, err)
+	}
+	return false, nil
+}
+
+// reconcileRun reconciles scope (nil: everything) with opts as a run of
+// kind, which becomes the current run, and pokes the ingester. An error is
+// returned, and unless it ends the watch (see halts), it is also scheduled
+// for a retry; the run, when it could be started, is returned with it.
+func (l *watchLoop) reconcileRun(ctx context.Context, kind string, scope []string, opts reconcile.Options) (*runRecord, error) {
 	rec, err := startRecord(ctx, l.w, kind)
 	if err != nil {
-		if stop, err := halts(ctx, err); stop {
-			return true, err
-		}
 		l.reconciled = false
-		l.fail("recording the run", err)
-		return false, nil
+		if stop, _ := halts(ctx, err); !stop {
+			l.fail("recording the run", err)
+		}
+		return nil, err
 	}
-	err = reconcileOnce(ctx, l.w, l.opts, scope, rec.run)
+	o := l.opts
+	o.Reconcile = opts
+	err = reconcileOnce(ctx, l.w, o, scope, rec.run)
 	l.reconciled = err == nil
 	if err != nil {
-		if stop, err := halts(ctx, err); stop {
-			return true, err
+		if stop, _ := halts(ctx, err); stop {
+			return rec, err
 		}
 		l.fail("reconcile", err)
 		rec.run.Failures = append(rec.run.Failures, index.Failure{Path: "", Error: err.Error()})
 	}
-	if b.Rescan {
+	if scope == nil {
 		l.st.fullScan()
 	}
 	if l.current != nil {
@@ -142,8 +180,14 @@ func (l *watchLoop) reconcile(ctx context.Context, b watcher.Batch) (stop bool, 
 	}
 	l.current = rec
 	l.st.publish(ctx)
-	l.ing.poke()
-	return false, nil
+	l.poke()
+	return rec, err
+}
+
+// poke asks the ingester for a round that starts after now.
+func (l *watchLoop) poke() {
+	l.pokes++
+	l.ing.poke(l.pokes)
 }
 
 // fail schedules a retry and tells status about the error at once.
@@ -165,6 +209,9 @@ func (l *watchLoop) close(ctx context.Context) {
 	if l.current != nil {
 		l.current.finish(ctx, l.w, l.log)
 	}
+	if l.pass != nil {
+		l.answerPass(ctx, ErrStopped)
+	}
 	l.st.clear()
 }
 
@@ -182,13 +229,26 @@ func halts(ctx context.Context, err error) (bool, error) {
 
 // ingester runs ingest rounds whenever poked; pokes while a round runs
 // coalesce into one more round. It touches no run record: it reports each
-// round on rounds, for the watch loop to add to its run.
+// round on rounds, for the watch loop to add to its run. A request from
+// another process holds it off while it runs (see hold).
 type ingester struct {
-	w      *index.Writer
-	opts   ingest.Options
-	st     *stateKeeper
-	pokes  chan struct{}
+	w     *index.Writer
+	st    *stateKeeper
+	pokes chan uint64
+	// rounds carries what the ingester did to the loop.
 	rounds chan ingestRound
+
+	// mu guards the rest: the options of the next round, and the hold.
+	mu      sync.Mutex
+	turn    *sync.Cond // signalled when a round ends or a hold is lifted
+	opts    ingest.Options
+	running bool
+	holding bool
+	// cut ends the round under way, for a hold.
+	cut context.CancelFunc
+	// listener, when set, hears ingest's progress too (a sync pass's
+	// requester).
+	listener func(ingest.Progress)
 }
 
 // ingestRound is what one or more ingest rounds did that the watch loop
@@ -198,22 +258,65 @@ type ingestRound struct {
 	// err is how the latest round ended: only the latest outcome matters
 	// to the loop.
 	err error
+	// upTo is the latest poke the rounds answered: a round answers the
+	// poke that started it, and every one before. 0 for a round that a
+	// hold cut short.
+	upTo uint64
 }
 
 func newIngester(w *index.Writer, opts ingest.Options, st *stateKeeper) *ingester {
-	return &ingester{w: w, opts: opts, st: st, pokes: make(chan struct{}, 1), rounds: make(chan ingestRound, 1)}
+	in := &ingester{w: w, opts: opts, st: st, pokes: make(chan uint64, 1), rounds: make(chan ingestRound, 1)}
+	in.turn = sync.NewCond(&in.mu)
+	return in
 }
 
-// poke asks for one more round; it never waits.
-func (in *ingester) poke() {
+// poke asks for a round that answers poke n (and those before); it never
+// waits. The loop is the only sender, so once it has emptied the channel
+// its send cannot block.
+func (in *ingester) poke(n uint64) {
 	select {
-	case in.pokes <- struct{}{}:
+	case <-in.pokes:
 	default:
 	}
+	in.pokes <- n
 }
 
 // run ingests a round per poke until ctx is done.
 func (in *ingester) run(ctx context.Context) {
+	for {
+		var n uint64
+		select {
+		case <-ctx.Done():
+			return
+		case n = <-in.pokes:
+		}
+		round, opts := in.begin(ctx)
+		res, err := ingest.Run(round, in.w, opts)
+		cut := round.Err() != nil && ctx.Err() == nil
+		in.end()
+		in.st.ingesting(ctx, "")
+		if cut {
+			// Not a failure: the work resumes once the hold is
+			// lifted, where it stopped.
+			n, err = 0, nil
+		}
+		in.report(ingestRound{results: []ingest.Result{res}, err: err, upTo: n})
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// begin waits out a hold and starts a round: its context, which a hold
+// cancels, and its options.
+func (in *ingester) begin(ctx context.Context) (context.Context, ingest.Options) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for in.holding {
+		in.turn.Wait()
+	}
+	round, cut := context.WithCancel(ctx)
+	in.running, in.cut = true, cut
 	opts := in.opts
 	userProgress := opts.Progress
 	opts.Progress = func(p ingest.Progress) {
@@ -221,20 +324,57 @@ func (in *ingester) run(ctx context.Context) {
 		if userProgress != nil {
 			userProgress(p)
 		}
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-in.pokes:
-		}
-		res, err := ingest.Run(ctx, in.w, opts)
-		in.st.ingesting(ctx, "")
-		in.report(ingestRound{results: []ingest.Result{res}, err: err})
-		if ctx.Err() != nil {
-			return
+		in.mu.Lock()
+		listener := in.listener
+		in.mu.Unlock()
+		if listener != nil {
+			listener(p)
 		}
 	}
+	return round, opts
+}
+
+func (in *ingester) end() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.cut()
+	in.running, in.cut = false, nil
+	in.turn.Broadcast()
+}
+
+// hold stops ingest for a request: the round under way is cut short (as
+// an interrupted sync is: it resumes where it stopped) and none starts
+// until release. It returns the options rounds run with.
+func (in *ingester) hold() ingest.Options {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.holding = true
+	if in.cut != nil {
+		in.cut()
+	}
+	for in.running {
+		in.turn.Wait()
+	}
+	return in.opts
+}
+
+// release lifts the hold; rounds run with opts from now on unless it is
+// nil. The caller pokes for the round that resumes the work.
+func (in *ingester) release(opts *ingest.Options) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if opts != nil {
+		in.opts = *opts
+	}
+	in.holding = false
+	in.turn.Broadcast()
+}
+
+// listen has f hear the progress of ingest from now on; nil stops it.
+func (in *ingester) listen(f func(ingest.Progress)) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.listener = f
 }
 
 // report hands a round to the loop without waiting. A round the loop has
@@ -245,6 +385,7 @@ func (in *ingester) report(r ingestRound) {
 	select {
 	case older := <-in.rounds:
 		r.results = append(older.results, r.results...)
+		r.upTo = max(r.upTo, older.upTo)
 	default:
 	}
 	in.rounds <- r

@@ -27,6 +27,18 @@ import (
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
+// embeddingSection is the [embedding] section. A command handed to a
+// running watcher sends it along: `reindex --embeddings` switches to the
+// model it names.
+type embeddingSection struct {
+	Provider       string `mapstructure:"provider" json:"provider"`
+	Model          string `mapstructure:"model" json:"model"`
+	URL            string `mapstructure:"url" json:"url"`
+	APIKeyEnv      string `mapstructure:"api_key_env" json:"api_key_env"`
+	QueryPrefix    string `mapstructure:"query_prefix" json:"query_prefix"`
+	DocumentPrefix string `mapstructure:"document_prefix" json:"document_prefix"`
+}
+
 // Config is grimoire.toml. Every key has a default (see defaultConfig and
 // the commented grimoire.toml at the repository root, which init's template
 // renders from it).
@@ -36,15 +48,8 @@ type Config struct {
 	MaxFileSize int64    `mapstructure:"max_file_size_mb"`
 	LogLevel    string   `mapstructure:"log_level"`
 
-	Embedding struct {
-		Provider       string `mapstructure:"provider"`
-		Model          string `mapstructure:"model"`
-		URL            string `mapstructure:"url"`
-		APIKeyEnv      string `mapstructure:"api_key_env"`
-		QueryPrefix    string `mapstructure:"query_prefix"`
-		DocumentPrefix string `mapstructure:"document_prefix"`
-	} `mapstructure:"embedding"`
-	Context struct {
+	Embedding embeddingSection `mapstructure:"embedding"`
+	Context   struct {
 		Provider    string `mapstructure:"provider"`
 		Model       string `mapstructure:"model"`
 		URL         string `mapstructure:"url"`

@@ -14,6 +14,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/ingest/embed"
 )
 
 func (a *app) deleteCmd() *cobra.Command {
@@ -43,12 +44,10 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 					return nil
 				}
 			}
-			w, err := a.openWriter(ctx, "grimoire delete")
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			b, err := w.DeleteBook(ctx, args[0])
+			d := deleteArgs{Slug: args[0]}
+			b, err := withWriter(ctx, a, "grimoire delete", opDelete, d, func(w *index.Writer) (deleted, error) {
+				return deleteBook(ctx, w, d)
+			})
 			if err != nil {
 				return err
 			}
@@ -58,6 +57,25 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	return cmd
+}
+
+type deleteArgs struct {
+	Slug string `json:"slug"`
+}
+
+// deleted is the book delete removed, as it names it.
+type deleted struct {
+	Slug  string `json:"slug"`
+	Title string `json:"title"`
+}
+
+// deleteBook is delete's work on the index, in whichever process writes it.
+func deleteBook(ctx context.Context, w *index.Writer, args deleteArgs) (deleted, error) {
+	b, err := w.DeleteBook(ctx, args.Slug)
+	if err != nil {
+		return deleted{}, err
+	}
+	return deleted{Slug: b.Slug, Title: b.Title}, nil
 }
 
 // bookName names in full the book key names, for a question about it:
@@ -124,12 +142,10 @@ func (a *app) exclusionsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			w, err := a.openWriter(ctx, "grimoire exclusions lift")
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			e, err := w.LiftExclusion(ctx, args[0])
+			l := liftArgs{Key: args[0]}
+			e, err := withWriter(ctx, a, "grimoire exclusions lift", opLift, l, func(w *index.Writer) (lifted, error) {
+				return liftExclusion(ctx, w, l)
+			})
 			if err != nil {
 				return err
 			}
@@ -139,6 +155,24 @@ func (a *app) exclusionsCmd() *cobra.Command {
 	}
 	cmd.AddCommand(lift)
 	return cmd
+}
+
+type liftArgs struct {
+	Key string `json:"key"`
+}
+
+// lifted is the exclusion that exclusions lift removed.
+type lifted struct {
+	Title string `json:"title"`
+}
+
+// liftExclusion is exclusions lift's work on the index.
+func liftExclusion(ctx context.Context, w *index.Writer, args liftArgs) (lifted, error) {
+	e, err := w.LiftExclusion(ctx, args.Key)
+	if err != nil {
+		return lifted{}, err
+	}
+	return lifted{Title: e.Title}, nil
 }
 
 func (a *app) reindexCmd() *cobra.Command {
@@ -159,36 +193,70 @@ where it stopped.`,
 				return usageError{fmt.Errorf("say what to rebuild: --fts, --embeddings or both")}
 			}
 			ctx := cmd.Context()
-			w, err := a.openWriter(ctx, "grimoire reindex")
-			if err != nil {
-				return err
+			ra := reindexArgs{FTS: fts, Embeddings: embeddings, Embedding: a.cfg.Embedding}
+			prog := a.newProgress()
+			r, err := withWriter(ctx, a, "grimoire reindex", opReindex, ra, func(w *index.Writer) (reindexed, error) {
+				r, _, err := a.reindex(ctx, w, ra, prog)
+				return r, err
+			})
+			prog.done()
+			if r.FTS {
+				fmt.Fprintf(a.stdout, "rebuilt the full-text index in %.1fs\n", r.FTSSeconds)
 			}
-			defer w.Close()
-			start := time.Now()
-			if fts {
-				if err := w.RebuildFTS(ctx); err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "rebuilt the full-text index in %.1fs\n", time.Since(start).Seconds())
+			if r.Embeddings {
+				s := r.Model
+				fmt.Fprintf(a.stdout, "the index now uses %s/%s (%d dimensions): %s re-embedded in %.1fs\n", s.Provider, s.Model, s.Dim, plural(r.Chunks, "chunk"), r.Seconds)
 			}
-			if embeddings {
-				emb, err := a.embedder(ctx)
-				if err != nil {
-					return err
-				}
-				prog := a.newProgress()
-				n, err := ingest.Reembed(ctx, w, emb, 0, func(done, total int) { prog.counted("re-embedding", done, total, "chunk") })
-				prog.done()
-				if err != nil {
-					return err
-				}
-				s := emb.Info().Stamp()
-				fmt.Fprintf(a.stdout, "the index now uses %s/%s (%d dimensions): %s re-embedded in %.1fs\n", s.Provider, s.Model, s.Dim, plural(n, "chunk"), time.Since(start).Seconds())
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&fts, "fts", false, "rebuild the full-text (FTS5) index")
 	cmd.Flags().BoolVar(&embeddings, "embeddings", false, "re-embed every chunk with the configured model")
 	return cmd
+}
+
+type reindexArgs struct {
+	FTS        bool `json:"fts"`
+	Embeddings bool `json:"embeddings"`
+	// Embedding is the model to re-embed with: the command's
+	// configuration's, which a running watcher then switches to.
+	Embedding embeddingSection `json:"embedding"`
+}
+
+// reindexed is what reindex did: each step that finished, and how long
+// after the start.
+type reindexed struct {
+	FTS        bool        `json:"fts"`
+	FTSSeconds float64     `json:"fts_seconds"`
+	Embeddings bool        `json:"embeddings"`
+	Model      index.Stamp `json:"model"`
+	Chunks     int         `json:"chunks"`
+	Seconds    float64     `json:"seconds"`
+}
+
+// reindex is reindex's work on the index, in whichever process writes it.
+// It returns what it did, even when a later step failed, and the embedder it
+// re-embedded with (nil when it did not).
+func (a *app) reindex(ctx context.Context, w *index.Writer, args reindexArgs, prog *progress) (reindexed, embed.Embedder, error) {
+	var r reindexed
+	start := time.Now()
+	if args.FTS {
+		if err := w.RebuildFTS(ctx); err != nil {
+			return r, nil, err
+		}
+		r.FTS, r.FTSSeconds = true, time.Since(start).Seconds()
+	}
+	if !args.Embeddings {
+		return r, nil, nil
+	}
+	emb, err := a.embedderOf(ctx, args.Embedding)
+	if err != nil {
+		return r, nil, err
+	}
+	n, err := ingest.Reembed(ctx, w, emb, 0, func(done, total int) { prog.counted("re-embedding", done, total, "chunk") })
+	if err != nil {
+		return r, nil, err
+	}
+	r.Embeddings, r.Model, r.Chunks, r.Seconds = true, emb.Info().Stamp(), n, time.Since(start).Seconds()
+	return r, emb, nil
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 	"golang.org/x/text/width"
 
+	"github.com/grimoire-search/grimoire/handoff"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -25,8 +26,11 @@ import (
 // quiet stretches (a large book parsing, PDFium starting). Anywhere else
 // than a terminal it shows nothing.
 type progress struct {
-	w       io.Writer
-	fd      int // stderr's, for its width
+	w  io.Writer
+	fd int // stderr's, for its width
+	// send, when set, takes each line instead: the work is done for
+	// another command, which draws it.
+	send    func(progressLine)
 	enabled bool
 	start   time.Time
 	quit    chan struct{}
@@ -63,6 +67,14 @@ func (a *app) newProgress() *progress {
 	return p
 }
 
+// remoteProgress is the progress of work a watcher does for another
+// command: each line goes to that command, which draws it.
+func remoteProgress(rep *handoff.Reporter) *progress {
+	return &progress{send: func(l progressLine) {
+		rep.Progress(handoff.Progress{Label: l.step, Done: l.done, Total: l.total, Count: l.count, Now: l.now})
+	}}
+}
+
 // tick draws the line every second, once it is due.
 func (p *progress) tick() {
 	defer close(p.stopped)
@@ -82,6 +94,10 @@ func (p *progress) tick() {
 
 // show sets the line. A new step starts its own estimate of the time left.
 func (p *progress) show(l progressLine) {
+	if p.send != nil {
+		p.send(l)
+		return
+	}
 	if !p.enabled {
 		return
 	}

@@ -6,10 +6,12 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/rerank"
 )
 
-// embedConfig is the [embedding] section as package embed takes it. Either
-// prefix set replaces both of the model family's.
-func (c *Config) embedConfig() embed.Config {
-	e := c.Embedding
+// embedConfig is the [embedding] section as package embed takes it.
+func (c *Config) embedConfig() embed.Config { return c.Embedding.config() }
+
+// config is the section as package embed takes it. Either prefix set
+// replaces both of the model family's.
+func (e embeddingSection) config() embed.Config {
 	var prefixes *embed.Prefixes
 	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
 		prefixes = &embed.Prefixes{Query: e.QueryPrefix, Document: e.DocumentPrefix}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/mcp"
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
 // tokenEnv names the variable that holds the bearer token of serve --http.
@@ -216,7 +215,7 @@ func (a *app) watchWhenFree(ctx context.Context) {
 			log := a.watchLog(a.stderr)
 			opts.Reconcile.Changed = log.reconciled
 			opts.Ingest.Finished = log.ingested
-			err = syncer.Watch(ctx, w, opts)
+			err = a.watchTakingRequests(ctx, w, opts, "grimoire serve --watch")
 		}
 		w.Close()
 		if err != nil {

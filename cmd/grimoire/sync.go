@@ -114,35 +114,66 @@ type syncFlags struct {
 	changes *changeLog
 }
 
-// sync runs one reconcile-and-ingest pass under the writer lock.
+// sync runs one reconcile-and-ingest pass under the writer lock, or has
+// the running watcher run it.
 func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
 	if err := a.cfg.requireLibrary(); err != nil {
 		return nil, err
 	}
-	w, err := a.openWriter(ctx, "grimoire "+kind)
-	if err != nil {
-		return nil, err
-	}
-	defer w.Close()
-	opts, err := a.syncerOptions(ctx, w)
-	if err != nil {
-		return nil, err
-	}
-	opts.Reconcile.Prune = flags.prune
-	if flags.retry {
-		if err := w.RetryFailed(ctx); err != nil {
-			return nil, err
-		}
-	}
+	args := syncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}
 	prog := a.newProgress()
 	defer prog.done()
-	prog.follow(&opts)
-	if c := flags.changes; c != nil {
-		c.prog = prog
-		opts.Reconcile.Changed = c.reconciled
-		opts.Ingest.Finished = c.ingested
+	r, err := withWriter(ctx, a, "grimoire "+kind, opSync, args, func(w *index.Writer) (syncResult, error) {
+		opts, err := a.syncerOptions(ctx, w)
+		if err != nil {
+			return syncResult{}, err
+		}
+		opts.Reconcile.Prune = flags.prune
+		if flags.retry {
+			if err := w.RetryFailed(ctx); err != nil {
+				return syncResult{}, err
+			}
+		}
+		prog.follow(&opts)
+		if c := flags.changes; c != nil {
+			c.prog = prog
+			opts.Reconcile.Changed = c.reconciled
+			opts.Ingest.Finished = c.ingested
+		}
+		run, err := syncer.Sync(ctx, w, opts, kind, scope)
+		return syncResultOf(run), err
+	})
+	return r.run(), err
+}
+
+type syncArgs struct {
+	Kind string `json:"kind"`
+	// Library is the command's library, which must be the watcher's.
+	Library []string `json:"library"`
+	Scope   []string `json:"scope"`
+	Retry   bool     `json:"retry"`
+	Prune   bool     `json:"prune"`
+}
+
+// syncResult is a sync's run as it travels from a watcher: with its holds,
+// which a run leaves out of its JSON.
+type syncResult struct {
+	Run   *index.Run   `json:"run"`
+	Holds []index.Hold `json:"holds"`
+}
+
+func syncResultOf(run *index.Run) syncResult {
+	if run == nil {
+		return syncResult{}
 	}
-	return syncer.Sync(ctx, w, opts, kind, scope)
+	return syncResult{Run: run, Holds: run.Holds}
+}
+
+func (r syncResult) run() *index.Run {
+	if r.Run != nil {
+		r.Run.Holds = r.Holds
+	}
+	return r.Run
 }
 
 func unwrapPathError(err error) error {

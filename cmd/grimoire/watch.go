@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
 func (a *app) watchCmd() *cobra.Command {
@@ -36,7 +34,7 @@ rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
 			opts.Reconcile.Changed = log.reconciled
 			opts.Ingest.Finished = log.ingested
 			fmt.Fprintf(a.stderr, "grimoire: watching %s, index %s; Ctrl-C to stop\n", plural(len(a.cfg.Library), "folder"), a.cfg.DBPath)
-			return syncer.Watch(ctx, w, opts)
+			return a.watchTakingRequests(ctx, w, opts, "grimoire watch")
 		},
 	}
 }

@@ -29,6 +29,16 @@ func (a *app) embedder(ctx context.Context) (embed.Embedder, error) {
 	return a.emb, nil
 }
 
+// embedderOf returns the embedder that the section e configures: this
+// process's own when it is its configuration's, else a new one (a command
+// handed to a running watcher names the model of its own configuration).
+func (a *app) embedderOf(ctx context.Context, e embeddingSection) (embed.Embedder, error) {
+	if e == a.cfg.Embedding {
+		return a.embedder(ctx)
+	}
+	return embed.New(ctx, e.config(), a.log)
+}
+
 // contextualizer returns the configured language model for Contextual
 // Retrieval and its stamp, or nil when [context] provider is "none".
 func (a *app) contextualizer(ctx context.Context) (*llm.Contextualizer, index.ContextStamp, error) {
@@ -118,6 +128,16 @@ func (a *app) reconcileOptions() reconcile.Options {
 }
 
 func (a *app) ingestOptions(emb embed.Embedder) ingest.Options {
+	return ingest.Options{
+		Chunking: a.chunking(emb),
+		Embedder: emb,
+		Parsers:  a.bookParsers(),
+		Logger:   a.log,
+	}
+}
+
+// chunking is the configured chunking, sized for emb's context.
+func (a *app) chunking(emb embed.Embedder) ingest.Chunking {
 	c := a.cfg.Chunking
 	chunking := ingest.Chunking{ChunkTokens: c.ChunkTokens, OverlapTokens: c.OverlapTokens, SectionSplitTokens: c.SectionSplitTokens}
 	n := emb.Info().ContextLength
@@ -125,12 +145,7 @@ func (a *app) ingestOptions(emb embed.Embedder) ingest.Options {
 		a.log.Info("chunks sized for the embedding model's context", "context", n, "chunk_tokens", sized.ChunkTokens)
 		chunking = sized
 	}
-	return ingest.Options{
-		Chunking: chunking,
-		Embedder: emb,
-		Parsers:  a.bookParsers(),
-		Logger:   a.log,
-	}
+	return chunking
 }
 
 // bookParsers returns the process's one set of parsers: PDFium starts on

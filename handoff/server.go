@@ -1,0 +1,280 @@
+package handoff
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// Handler does what a request asks, in the writer's process, and returns
+// its result (encoded as JSON for the requester) and its error; both may
+// be set. ctx ends when the requester goes away or the writer stops. rep
+// tells the requester how far it is.
+type Handler func(ctx context.Context, req Request, rep *Reporter) (any, error)
+
+// Server takes the requests of other processes for the writer whose lock
+// file names its socket.
+type Server struct {
+	w    *index.Writer
+	ln   net.Listener
+	path string
+	// dir is the private folder made for the socket when the path beside
+	// the index is too long for one; removed with it.
+	dir string
+	log *slog.Logger
+}
+
+// maxSocketPath is the longest socket path that every system takes
+// (macOS allows 103 bytes, Linux 107).
+const maxSocketPath = 100
+
+// Listen opens the socket where w takes requests, beside the index (or,
+// when no socket can be made there — a path too long for one, a file
+// system without them — in a private temporary folder), and names it in
+// w's lock file. The caller holds the writer lock, so a socket file left
+// beside the index by a writer that crashed is no one's: it is removed.
+func Listen(w *index.Writer, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{w: w, log: log}
+	if err := s.listenBeside(w.Path() + ".sock"); err != nil {
+		log.Debug("no requests socket beside the index", "err", err)
+		if err := s.listenPrivate(); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.AnnounceRequests(s.path); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) listenBeside(path string) error {
+	if len(path) > maxSocketPath {
+		return fmt.Errorf("%s is too long for a socket", path)
+	}
+	if !clearStale(path) {
+		return fmt.Errorf("%s is taken by something other than a socket", path)
+	}
+	return s.listen(path)
+}
+
+func (s *Server) listenPrivate() error {
+	dir, err := os.MkdirTemp("", "grimoire-")
+	if err != nil {
+		return fmt.Errorf("make a folder for the requests socket: %w", err)
+	}
+	s.dir = dir
+	if err := s.listen(filepath.Join(dir, "requests.sock")); err != nil {
+		s.removeDir()
+		return err
+	}
+	return nil
+}
+
+func (s *Server) listen(path string) error {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return fmt.Errorf("listen for requests at %s: %w", path, err)
+	}
+	// Only this user may hand the writer work: connecting takes write
+	// permission on the socket.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("restrict %s: %w", path, err)
+	}
+	s.ln, s.path = ln, path
+	return nil
+}
+
+// clearStale makes path free for a new socket: nothing there, or a socket a
+// dead writer left. Anything else at that path is left alone (false).
+func clearStale(path string) bool {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || fi.Mode()&fs.ModeSocket == 0 {
+		return false
+	}
+	return os.Remove(path) == nil
+}
+
+// Serve answers requests with h until ctx is done, then withdraws the
+// socket from the lock file, removes it, and returns once every request
+// has had its answer.
+func (s *Server) Serve(ctx context.Context, h Handler) {
+	var wg sync.WaitGroup
+	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
+	defer stop()
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("no more requests from other commands are taken", "err", err)
+			}
+			break
+		}
+		wg.Go(func() { s.answer(ctx, conn, h) })
+	}
+	if err := s.w.AnnounceRequests(""); err != nil {
+		s.log.Debug("cannot withdraw the requests socket", "err", err)
+	}
+	s.close()
+	wg.Wait()
+}
+
+func (s *Server) close() {
+	s.ln.Close()
+	// Closing a unix listener removes its socket file; this is for
+	// systems that leave it.
+	os.Remove(s.path)
+	s.removeDir()
+}
+
+func (s *Server) removeDir() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// answer reads one request from conn, has h do it, and writes the
+// outcome. The request's context ends when the requester hangs up (it
+// writes nothing after its request, so any read ending means that) or the
+// server stops.
+func (s *Server) answer(ctx context.Context, conn net.Conn, h Handler) {
+	defer conn.Close()
+	rep := &Reporter{conn: conn, enc: json.NewEncoder(conn)}
+	conn.SetReadDeadline(time.Now().Add(helloTimeout))
+	r := bufio.NewReaderSize(conn, 4096)
+	line, err := readLine(r)
+	if err != nil {
+		return
+	}
+	// A requester that gave up while this writer could not answer (it
+	// was stopped, or busy beyond the requester's patience) has closed
+	// the connection: its request is not run late.
+	conn.SetReadDeadline(time.Now().Add(5 * time.Millisecond))
+	if _, err := r.ReadByte(); !isTimeout(err) {
+		return
+	}
+	conn.SetReadDeadline(time.Time{})
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		rep.final(nil, index.Errorf(index.Invalid, "a request the writer cannot read: %v", err))
+		return
+	}
+	if req.Version != Version {
+		rep.final(nil, (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("the running writer speaks version %d of the requests between commands, this command %d", Version, req.Version)}).
+			WithHint("run the same grimoire for both: restart the writer with this one"))
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		r.ReadByte()
+		cancel()
+	}()
+	rep.state(Queued)
+	res, err := h(ctx, req, rep)
+	rep.final(res, err)
+}
+
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var buf bytes.Buffer
+	for {
+		part, more, err := r.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		if buf.Len()+len(part) > maxRequest {
+			return nil, errors.New("request too long")
+		}
+		buf.Write(part)
+		if !more {
+			return buf.Bytes(), nil
+		}
+	}
+}
+
+// Reporter tells the requester how its request is going. Its methods are
+// safe to call from any goroutine; once the requester is gone they do
+// nothing.
+type Reporter struct {
+	mu   sync.Mutex
+	conn net.Conn
+	enc  *json.Encoder
+	last time.Time
+	// label is the last progress label sent: a new one is sent at once.
+	label string
+	done  bool
+}
+
+// Working tells the requester that the writer now runs its request.
+func (r *Reporter) Working() { r.state(Working) }
+
+// Progress tells the requester how far the work is, at most ten times a
+// second for one label.
+func (r *Reporter) Progress(p Progress) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p.Label == r.label && p.Done < p.Total && time.Since(r.last) < 100*time.Millisecond {
+		return
+	}
+	r.label, r.last = p.Label, time.Now()
+	r.send(Event{Progress: &p})
+}
+
+func (r *Reporter) state(st string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.send(Event{State: st})
+}
+
+func (r *Reporter) final(res any, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := Event{Final: true, Error: failureOf(err)}
+	if res != nil {
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			ev.Error = failureOf(fmt.Errorf("encode the result: %w", merr))
+		}
+		ev.Result = b
+	}
+	r.send(ev)
+	r.done = true
+}
+
+// send writes ev; the caller holds mu. A requester that is gone cannot be
+// told anything: its request is cancelled by the read that noticed. One
+// that stopped reading (a stopped process) is given up on, rather than let
+// the writer wait on it.
+func (r *Reporter) send(ev Event) {
+	if r.done {
+		return
+	}
+	r.conn.SetWriteDeadline(time.Now().Add(sendTimeout))
+	if err := r.enc.Encode(ev); err != nil {
+		r.done = true
+		r.conn.Close()
+	}
+}
+
+// sendTimeout bounds a write to a requester: a few hundred bytes that a
+// live one takes at once.
+const sendTimeout = 5 * time.Second

@@ -1,0 +1,158 @@
+package syncer
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
+)
+
+// Request is work that another process hands the running watch, through
+// Options.Requests, instead of waiting for the writer lock: the loop takes
+// it between batches and runs it alone, with ingest held off, so it does
+// what the command would do with the lock itself.
+type Request struct {
+	// Ctx ends when the requester gives up; the work stops as it would on
+	// the command's Ctrl-C.
+	Ctx context.Context
+	// Do, when set, is the work: it runs with the loop's writer and the
+	// options ingest runs with. It may return the options to ingest with
+	// from then on (a switch of embedding model), or nil.
+	Do func(ctx context.Context, w *index.Writer, current ingest.Options) (*ingest.Options, error)
+	// Pass is the work when Do is nil: a sync.
+	Pass Pass
+	// Done receives the outcome, once; it must have room for it.
+	Done chan<- Outcome
+}
+
+// Pass is a sync run by the watch: a reconcile, recorded as a run, and the
+// ingest that follows it, up to a round that started after the reconcile.
+type Pass struct {
+	// Kind is the run's kind, as Sync takes it; default "sync".
+	Kind string
+	// Scope limits the reconcile to these paths; nil: every root.
+	Scope []string
+	// Prune applies the removals held back for want of evidence; Retry
+	// tries failed books again.
+	Prune, Retry bool
+	// Hashing and Ingesting, when set, hear the pass's progress.
+	Hashing   func(done, total int)
+	Ingesting func(ingest.Progress)
+}
+
+// Outcome is how a request ended: its error, and for a pass the run.
+type Outcome struct {
+	Run *index.Run
+	Err error
+}
+
+// ErrStopped is matched by errors.Is when the watch stopped before it
+// finished a request.
+var ErrStopped = errors.New("the watch stopped")
+
+func (r Request) answer(o Outcome) {
+	select {
+	case r.Done <- o:
+	default:
+	}
+}
+
+// pendingPass is a pass whose reconcile is done and whose ingest the loop
+// waits for.
+type pendingPass struct {
+	req Request
+	rec *runRecord
+	// after is the poke that followed the reconcile: a round that answers
+	// it ingested what the reconcile queued.
+	after uint64
+}
+
+// serve runs a request, returning whether the watch must stop (a takeover,
+// damage, or the watch's end), and with what error.
+func (l *watchLoop) serve(ctx context.Context, req Request) (stop bool, err error) {
+	if err := req.Ctx.Err(); err != nil {
+		// The requester is gone: nothing is done for no one.
+		req.answer(Outcome{Err: err})
+		return false, nil
+	}
+	if req.Do == nil {
+		return l.startPass(ctx, req)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(req.Ctx, cancel)()
+	next, err := req.Do(rctx, l.w, l.ing.hold())
+	if err != nil {
+		next = nil
+	}
+	l.ing.release(next)
+	l.poke()
+	if err != nil && ctx.Err() != nil {
+		err = ErrStopped
+	}
+	req.answer(Outcome{Err: err})
+	if err != nil {
+		return halts(ctx, err)
+	}
+	return false, nil
+}
+
+// startPass reconciles for a sync request. Its answer waits for the ingest
+// round that follows, unless the reconcile failed: a sync stops there too.
+func (l *watchLoop) startPass(ctx context.Context, req Request) (stop bool, err error) {
+	p := req.Pass
+	if p.Retry {
+		if err := l.w.RetryFailed(ctx); err != nil {
+			req.answer(Outcome{Err: err})
+			return halts(ctx, err)
+		}
+	}
+	opts := l.opts.Reconcile
+	opts.Prune = p.Prune
+	if p.Hashing != nil {
+		opts.Progress = p.Hashing
+	}
+	l.ing.listen(p.Ingesting)
+	kind := p.Kind
+	if kind == "" {
+		kind = "sync"
+	}
+	rec, err := l.reconcileRun(ctx, kind, p.Scope, opts)
+	if err != nil {
+		l.ing.listen(nil)
+		o := Outcome{Err: err}
+		if rec != nil {
+			rec.finish(ctx, l.w, l.log)
+			o.Run = snapshot(rec.run)
+		}
+		req.answer(o)
+		return halts(ctx, err)
+	}
+	l.pass = &pendingPass{req: req, rec: rec, after: l.pokes}
+	return false, nil
+}
+
+// answerPass answers the pending pass with its run as it stands and the
+// ingest's error.
+func (l *watchLoop) answerPass(ctx context.Context, err error) {
+	p := l.pass
+	l.dropPass()
+	p.rec.finish(ctx, l.w, l.log)
+	p.req.answer(Outcome{Run: snapshot(p.rec.run), Err: err})
+}
+
+// dropPass forgets the pending pass: answered, or its requester is gone.
+func (l *watchLoop) dropPass() {
+	l.pass = nil
+	l.ing.listen(nil)
+}
+
+// snapshot copies a run that the loop goes on adding to.
+func snapshot(r *index.Run) *index.Run {
+	c := *r
+	c.Failures = slices.Clone(r.Failures)
+	c.Holds = slices.Clone(r.Holds)
+	return &c
+}
