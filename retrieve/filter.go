@@ -69,7 +69,7 @@ func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
 		why = append(why, "no book matches "+describe(f)+" together")
 	}
 	return (&index.Error{Code: index.NotFound, Msg: strings.Join(why, "; ")}).
-		WithHint("list_books (or `grimoire list`) shows each book's author and type")
+		WithHints("`grimoire list` shows each book's author and type", "list_books shows each book's author and type")
 }
 
 func count(ctx context.Context, db *index.DB, f index.BookFilter) (int, error) {

@@ -77,6 +77,13 @@ func (l *Library) Books(ctx context.Context, f index.BookFilter) ([]BookView, er
 	return out, nil
 }
 
+// WhyNone says why f selects no book: the filter that leaves none, with
+// the nearest authors or the types the library holds; nil when f selects
+// some book or filters nothing.
+func (l *Library) WhyNone(ctx context.Context, f index.BookFilter) error {
+	return checkSelects(ctx, l.DB, f)
+}
+
 // OutlineView is a book's table of contents.
 type OutlineView struct {
 	Book       string        `json:"book"`

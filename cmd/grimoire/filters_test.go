@@ -88,6 +88,10 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 	if !strings.Contains(help, "only books of this type: "+strings.Join(ingest.Formats().Types(), ", ")) {
 		t.Errorf("query --help does not list the types:\n%s", help)
 	}
+	if r := grimoire(t, dir, "--library", lib, "list", "--author", "Melvile"); r.code != 0 || r.stdout != "" ||
+		!strings.Contains(r.stderr, `no book's author contains "Melvile": did you mean "Herman Melville"?`) {
+		t.Errorf("list --author Melvile: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	if r := grimoire(t, dir, "--library", lib, "list", "--type", "pdfs"); r.code != exitInvalid || !strings.Contains(r.stderr, "the types are "+strings.Join(ingest.Formats().Types(), ", ")) {
 		t.Errorf("list --type pdfs: exit %d, %s", r.code, r.stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -30,6 +31,18 @@ func (a *app) listCmd() *cobra.Command {
 			}
 			if asJSON {
 				return a.printJSON(books)
+			}
+			if len(books) == 0 {
+				// An empty table would leave a misspelt author looking
+				// like a library without the book.
+				why := lib.WhyNone(cmd.Context(), f)
+				var e *index.Error
+				if errors.As(why, &e) {
+					fmt.Fprintf(a.stderr, "grimoire: %s\n", e.Msg)
+					return nil
+				} else if why != nil {
+					return why
+				}
 			}
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "SLUG\tTITLE\tAUTHOR\tTYPE\tCHAPTERS\tCHUNKS\tSTATUS")
