@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
 
@@ -108,8 +109,8 @@ func TestCorpusF1(t *testing.T) {
 			t.Errorf("%s: %v", tc.path, err)
 			continue
 		}
-		want := words(string(ref))
-		f1, p, r := wordF1(words(documentText(d)), want)
+		want := doctest.Words(string(ref))
+		f1, p, r := doctest.WordF1(doctest.Words(doctest.Text(d)), want)
 		n := 0
 		for _, c := range want {
 			n += c
@@ -170,7 +171,7 @@ func TestCorpusMOBI6Parts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f1, _, _ := wordF1(words(documentText(d)), words(string(ref))); f1 < 0.95 {
+			if f1, _, _ := doctest.WordF1(doctest.Words(doctest.Text(d)), doctest.Words(string(ref))); f1 < 0.95 {
 				t.Errorf("MOBI6 part: F1 %.4f below 0.95", f1)
 			}
 			if len(d.Chapters) != tc.chapters {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
 
@@ -77,8 +78,8 @@ func TestCorpusF1(t *testing.T) {
 			t.Errorf("%s: %v", tc.file, err)
 			continue
 		}
-		want := words(string(ref))
-		f1, p, r := wordF1(words(documentText(d)), want)
+		want := doctest.Words(string(ref))
+		f1, p, r := doctest.WordF1(doctest.Words(doctest.Text(d)), want)
 		n := 0
 		for _, c := range want {
 			n += c
