@@ -224,6 +224,14 @@ WHERE s.book_id = chunk.book_id AND s.chapter_idx = chunk.chapter_idx AND s.idx 
 UPDATE section SET title = substr(title, instr(title, ' — ') + 3)
 WHERE synthesized = 1 AND title GLOB 'Section [0-9]* — *';
 `,
+	// 11: the library's files that are no book grimoire reads, so that
+	// status can count what was left out, by extension.
+	`
+CREATE TABLE unsupported_file (
+	path TEXT PRIMARY KEY,
+	ext  TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -25,9 +25,12 @@ type Status struct {
 	// that could not be indexed at all.
 	Failures []Failure
 	// Held are the removals held back for want of evidence.
-	Held    []Hold
-	Stamp   *Stamp
-	LastRun *Run
+	Held []Hold
+	// Unsupported counts the library's files that are no book grimoire
+	// reads, by extension, most first.
+	Unsupported []Unsupported
+	Stamp       *Stamp
+	LastRun     *Run
 	// SizeBytes is the size of the database file and its WAL.
 	SizeBytes int64
 }
@@ -70,6 +73,9 @@ ORDER BY 1`)
 	}
 	rows.Close()
 	if s.Held, err = d.Holds(ctx); err != nil {
+		return s, err
+	}
+	if s.Unsupported, err = d.Unsupported(ctx); err != nil {
 		return s, err
 	}
 	if st, ok, err := d.Stamp(ctx); err != nil {

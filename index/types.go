@@ -211,6 +211,15 @@ func (c *Counters) Add(o Counters) {
 	c.Failed += o.Failed
 }
 
+// Unsupported counts the library's files of one extension that are no
+// book grimoire reads.
+type Unsupported struct {
+	// Extension is lower case with its dot (".cbz"), or "" for names
+	// without one.
+	Extension string `json:"extension"`
+	Files     int    `json:"files"`
+}
+
 // Failure is one file or book that could not be indexed, and why.
 type Failure struct {
 	Path  string `json:"path"`

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // survey is what a pass decides from, as plain values: the planning steps
@@ -120,6 +121,11 @@ type plan struct {
 	// issueScope that are not among them are cleared.
 	problems   []problem
 	issueScope []string
+	// unsupported are the files seen that are no book, path → extension;
+	// a remembered one under a path the pass looked at (lookedAt) and did
+	// not see is gone.
+	unsupported map[string]string
+	lookedAt    func(path string) bool
 }
 
 // sift applies the stat fast path and finds renames, so that only files
@@ -183,7 +189,12 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 		goneByHash[f.Hash] = append(goneByHash[f.Hash], f.Path)
 	}
 	consumed := make(map[string]bool)
-	p := plan{issueScope: sv.issueScope}
+	p := plan{issueScope: sv.issueScope, unsupported: sv.walk.unsupported, lookedAt: func(path string) bool {
+		// The same judgement as for a book's row: a folder that could not
+		// be listed, or a missing library folder, forgets nothing.
+		f := index.File{Path: path, Root: subtree.RootOf(path, s.opts.Roots)}
+		return sv.inScope(f) && !isBlocked(path, sv.walk.blocked)
+	}}
 	for _, h := range hashed {
 		row, had := sv.rows[h.path]
 		pt := put{file: index.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS, SourceType: h.typ}}

@@ -165,6 +165,8 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 				if err := s.addFile(p, root, typ, fi, res); err != nil {
 					return Result{}, err
 				}
+			} else {
+				s.noteUnsupported(p, res)
 			}
 		default:
 			scope = append(scope, p) // a file replaced by a link, FIFO or device is gone
@@ -375,6 +377,9 @@ func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.C
 		}
 	}
 	if err := t.ClearIssues(ctx, p.issueScope, keep); err != nil {
+		return nil, err
+	}
+	if err := t.RecordUnsupported(ctx, p.unsupported, p.lookedAt); err != nil {
 		return nil, err
 	}
 	for root, reason := range p.removals.held {

@@ -272,3 +272,21 @@ func TestIgnored(t *testing.T) {
 		}
 	}
 }
+
+func TestExtensionNamesTheKindOfAFile(t *testing.T) {
+	cases := []struct{ name, want string }{
+		{"comic.cbz", ".cbz"},
+		{"SCAN.DJV", ".djv"},
+		{"archive.tar.gz", ".gz"},
+		{"LICENSE", ""},
+		{"notes.v2 final", ""},
+		{"trailing.", ""},
+		{"photo.jpeg-large", ".jpeg-large"},
+		{"карта.джву", ".джву"},
+	}
+	for _, tc := range cases {
+		if got := extension(tc.name); got != tc.want {
+			t.Errorf("extension(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

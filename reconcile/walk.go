@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/grimoire-search/grimoire/internal/libfile"
 )
@@ -37,12 +38,15 @@ type walkResult struct {
 	problems []problem
 	// skipped counts files left out on purpose (too large, unstable).
 	skipped int
+	// unsupported are the files seen that are no book grimoire reads,
+	// path → extension (see extension).
+	unsupported map[string]string
 	// roots are the library folders this pass looked at.
 	roots map[string]*rootSeen
 }
 
 func newWalkResult() *walkResult {
-	return &walkResult{files: make(map[string]entry), covered: make(map[string]bool), roots: make(map[string]*rootSeen)}
+	return &walkResult{files: make(map[string]entry), covered: make(map[string]bool), roots: make(map[string]*rootSeen), unsupported: make(map[string]string)}
 }
 
 type problem struct {
@@ -132,6 +136,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 		typ := s.opts.Formats.TypeOf(p)
 		if typ == "" {
+			s.noteUnsupported(p, res)
 			continue
 		}
 		fi, err := d.Info()
@@ -148,6 +153,33 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 	}
 	return nil
+}
+
+// noteUnsupported counts a file that is no book grimoire reads, so that
+// status can say what was left out; the index's own files are not the
+// user's.
+func (s *scanner) noteUnsupported(p string, res *walkResult) {
+	if s.w != nil && s.w.OwnFile(p) {
+		return
+	}
+	res.unsupported[p] = extension(filepath.Base(p))
+}
+
+// extension names the kind of a file the walk does not read: its
+// extension in lower case with the dot (".cbz"), or "" when the name has
+// none, or only something after a dot that no extension looks like
+// ("notes.v2 final").
+func extension(name string) string {
+	ext := strings.ToLower(filepath.Ext(name))
+	if len(ext) < 2 || len(ext) > 16 || ext == strings.ToLower(name) {
+		return ""
+	}
+	for _, r := range ext[1:] {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_' {
+			return ""
+		}
+	}
+	return ext
 }
 
 // DefaultMaxFileSize is the size limit, in bytes, that grimoire.toml

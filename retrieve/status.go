@@ -2,9 +2,12 @@ package retrieve
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/plural"
 )
 
 // StatusView is the state of the library as `grimoire status --json` and
@@ -34,11 +37,16 @@ type StatusView struct {
 	Failures []index.Failure `json:"failures"`
 	// Held are removals held back for want of evidence that the files
 	// are gone (an unmounted drive, a folder emptied at once).
-	Held    []index.Hold `json:"held"`
-	Library []string     `json:"library"`
-	DBPath  string       `json:"db_path"`
-	DBBytes int64        `json:"db_bytes"`
-	Writer  WriterView   `json:"writer"`
+	Held []index.Hold `json:"held"`
+	// UnsupportedFiles are the library's files that are no book grimoire
+	// reads, as the last passes saw them; Unsupported counts them by
+	// extension, most first.
+	UnsupportedFiles int                 `json:"unsupported_files"`
+	Unsupported      []index.Unsupported `json:"unsupported"`
+	Library          []string            `json:"library"`
+	DBPath           string              `json:"db_path"`
+	DBBytes          int64               `json:"db_bytes"`
+	Writer           WriterView          `json:"writer"`
 	// Watch is the running watcher's state; nil when none runs.
 	Watch *index.WatchState `json:"watch"`
 }
@@ -75,6 +83,13 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	if v.Held == nil {
 		v.Held = []index.Hold{}
 	}
+	v.Unsupported = s.Unsupported
+	if v.Unsupported == nil {
+		v.Unsupported = []index.Unsupported{}
+	}
+	for _, u := range v.Unsupported {
+		v.UnsupportedFiles += u.Files
+	}
 	if s.Stamp != nil {
 		v.EmbeddingModel = s.Stamp.Provider + "/" + s.Stamp.Model
 	}
@@ -93,4 +108,34 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 		}
 	}
 	return v, nil
+}
+
+// unsupportedShown is how many extensions UnsupportedSummary names.
+const unsupportedShown = 5
+
+// UnsupportedSummary says what the library holds that grimoire does not
+// read, the most common extensions first: "15 files: 12 .cbz, 2 .djv,
+// 1 .jpg", or "" when there is nothing.
+func (v StatusView) UnsupportedSummary() string {
+	if v.UnsupportedFiles == 0 {
+		return ""
+	}
+	var parts []string
+	rest, kinds := 0, 0
+	for i, u := range v.Unsupported {
+		if i >= unsupportedShown {
+			rest += u.Files
+			kinds++
+			continue
+		}
+		name := u.Extension
+		if name == "" {
+			name = "without an extension"
+		}
+		parts = append(parts, plural.Grouped(u.Files)+" "+name)
+	}
+	if kinds > 0 {
+		parts = append(parts, fmt.Sprintf("%s of %s", plural.Grouped(rest), plural.Count(kinds, "other extension")))
+	}
+	return plural.Count(v.UnsupportedFiles, "file") + ": " + strings.Join(parts, ", ")
 }

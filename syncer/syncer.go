@@ -110,12 +110,12 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	wopts := opts.Watch
 	wopts.Logger = log
 	if wopts.Ignore == nil {
-		formats := opts.Reconcile.Formats
-		// Files grimoire does not read are never handed on; that also keeps
-		// the index's own writes (an index inside the library) from waking
-		// the watcher in a loop.
+		// Files grimoire does not read are handed on too: reconcile counts
+		// them for status. The index's own files never are, so that its
+		// writes (an index inside the library) do not wake the watcher in
+		// a loop.
 		wopts.Ignore = func(p string, isDir bool) bool {
-			return reconcile.Ignored(baseName(p)) || (!isDir && formats != nil && formats.TypeOf(p) == "")
+			return reconcile.Ignored(baseName(p)) || w.OwnFile(p)
 		}
 	}
 	wt, err := watcher.New(opts.Reconcile.Roots, wopts)

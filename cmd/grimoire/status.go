@@ -41,7 +41,7 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if index.CodeOf(err) == index.NotFound {
 		// No index yet is a state, not an error.
-		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
+		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, Unsupported: []index.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
 	}
 	if err != nil {
 		return retrieve.StatusView{}, err
@@ -114,6 +114,9 @@ func (a *app) printStatus(v retrieve.StatusView) {
 	}
 	if v.Exclusions > 0 {
 		fmt.Fprintf(w, "excluded  %s (`grimoire exclusions` lists them)\n", plural(v.Exclusions, "deleted book"))
+	}
+	if u := v.UnsupportedSummary(); u != "" {
+		fmt.Fprintf(w, "not read  %s (no format grimoire reads)\n", u)
 	}
 	for _, h := range v.Held {
 		fmt.Fprintf(w, "held      the removal of %s under %s, since %s: %s\n", plural(h.Files, "file"), field(h.Root), h.Since.Local().Format(time.DateTime), h.Reason)

@@ -148,7 +148,7 @@ func TestMOBI6(t *testing.T) {
 					kinds[bl.Text] = bl.Kind
 				}
 			}
-			if kinds["A quoted line."] != doc.Quote || kinds["- first item"] != doc.List || kinds["left | right"] != doc.Table {
+			if kinds["A quoted line."] != doc.Quote || kinds["- first item\n- second item"] != doc.List || kinds["left | right"] != doc.Table {
 				t.Errorf("block kinds %v", kinds)
 			}
 		})

@@ -12,6 +12,7 @@ package xhtml
 import (
 	"bytes"
 	"context"
+	"math"
 	"strconv"
 	"strings"
 
@@ -54,7 +55,12 @@ type Piece struct {
 	// Anchor is the block's or heading's citation: "path#id" with the
 	// nearest element id before it, else "path".
 	Anchor string
-	ID     string // of a mark
+	ID     string // of a mark at an element id
+	// Offset is, with Options.Offsets, the byte offset in the document
+	// where a block's or heading's text starts, or a mark's position.
+	Offset int
+	// Entry is the index in Options.Positions of a mark placed there.
+	Entry int
 }
 
 // role says what an open element does to the text when it closes.
@@ -131,6 +137,17 @@ type Options struct {
 	// those kinds are left out, and when the page marks its main content
 	// (<main>, role="main") only that is read.
 	Page bool
+	// Offsets reads the document as it is, without re-encoding it, and
+	// gives every piece its byte offset (Piece.Offset) instead of an
+	// anchor: Kindle books cite by offset. Decode then turns the bytes of
+	// each text into UTF-8 (nil: invalid UTF-8 is replaced), and each of
+	// Positions, byte offsets in ascending order, becomes a mark.
+	Offsets   bool
+	Decode    func([]byte) string
+	Positions []int
+	// Plain reads hidden elements and printed page numbers as text, and
+	// numbers no list items, as calibre's text of a Kindle book does.
+	Plain bool
 }
 
 // Result is a converted document.
@@ -180,13 +197,26 @@ type converter struct {
 
 	text      inline
 	heading   int // level of the open heading, 0 when none
-	headMarks []string
+	headMarks []Piece
 	box       *box
+
+	// With Options.Offsets: offset is where the next token starts, pos
+	// where the current one does, next the first position not yet marked.
+	offsets   bool
+	decode    func([]byte) string
+	positions []int
+	plain     bool
+	offset    int
+	pos       int
+	next      int
 }
 
 // Convert converts a document, in any encoding a browser would read it in,
 // to pieces. The only error is ctx's, when it is done.
 func Convert(ctx context.Context, data []byte, opts Options) (Result, error) {
+	if opts.Offsets {
+		return convertAtOffsets(ctx, data, opts)
+	}
 	data = ToUTF8(data)
 	c := &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: opts.Page}
 	if opts.Page {
@@ -208,6 +238,52 @@ func Convert(ctx context.Context, data []byte, opts Options) (Result, error) {
 		}
 	}
 	return Result{Pieces: c.out, Title: unquote(CleanText(c.title.String())), Lang: c.lang, Meta: c.meta}, nil
+}
+
+// convertAtOffsets is Convert with Options.Offsets. The converter then
+// keeps, as the anchor of each block, the offset of the token its first
+// character came from; it becomes the piece's Offset.
+func convertAtOffsets(ctx context.Context, data []byte, opts Options) (Result, error) {
+	c := &converter{ctx: ctx, targets: opts.Targets, offsets: true, decode: opts.Decode, positions: opts.Positions, plain: opts.Plain}
+	if c.decode == nil {
+		c.decode = func(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
+	}
+	if err := c.run(data); err != nil {
+		return Result{}, err
+	}
+	for i := range c.out {
+		p := &c.out[i]
+		if p.Kind != Mark {
+			p.Offset, _ = strconv.Atoi(strings.TrimPrefix(p.Anchor, "#"))
+			p.Anchor = ""
+		}
+	}
+	return Result{Pieces: c.out, Title: unquote(CleanText(c.title.String())), Lang: c.lang, Meta: c.meta}, nil
+}
+
+// here is where text now read starts: the current element id, or with
+// Options.Offsets the current token's offset.
+func (c *converter) here() string {
+	if c.offsets {
+		return strconv.Itoa(c.pos)
+	}
+	return c.lastID
+}
+
+// textOf is the current text token's text, entities decoded.
+func (c *converter) textOf(z *html.Tokenizer) []byte {
+	if c.decode == nil {
+		return z.Text()
+	}
+	return []byte(html.UnescapeString(c.decode(z.Raw())))
+}
+
+// placeMarks marks the positions at or before pos.
+func (c *converter) placeMarks(pos int) {
+	for c.next < len(c.positions) && c.positions[c.next] <= pos {
+		c.mark(Piece{Kind: Mark, Offset: c.positions[c.next], Entry: c.next})
+		c.next++
+	}
 }
 
 // marksMain reports whether a page marks its main content with a <main>
@@ -254,22 +330,29 @@ func (c *converter) run(data []byte) error {
 				return err
 			}
 		}
-		switch z.Next() {
+		tt := z.Next()
+		if c.offsets {
+			c.pos = c.offset
+			c.offset += len(z.Raw())
+			c.placeMarks(c.pos)
+		}
+		switch tt {
 		case html.ErrorToken:
 			// The only error a reader over a byte slice gives is io.EOF.
 			for len(c.stack) > 0 {
 				c.pop()
 			}
 			c.flushInline()
+			c.placeMarks(math.MaxInt)
 			return nil
 		case html.TextToken:
 			switch {
 			case c.dropRaw:
 				c.dropRaw = false
 			case c.inTitle:
-				c.title.Write(z.Text())
+				c.title.Write(c.textOf(z))
 			case c.reading():
-				c.text.write(z.Text(), c.lastID)
+				c.text.write(c.textOf(z), c.here())
 			}
 		case html.StartTagToken:
 			c.start(z, false)
@@ -385,12 +468,14 @@ func (c *converter) start(z *html.Tokenizer, selfClosing bool) {
 		c.void(t)
 		return
 	}
-	if t.name == "math" && !selfClosing {
+	// A formula is read as a tree, past tokens whose offsets would be
+	// lost; with offsets its text is read as any other.
+	if t.name == "math" && !selfClosing && !c.offsets {
 		m := &Node{Name: "math", Attrs: []html.Attribute{{Key: "alttext", Val: t.alttext}}}
 		budget := maxTreeNodes
 		buildTree(c.ctx, z, m, "math", &budget, false)
 		if c.reading() {
-			c.text.writeString(mathText(m), c.lastID)
+			c.text.writeString(mathText(m), c.here())
 		}
 		return
 	}
@@ -417,11 +502,14 @@ func (c *converter) void(t tag) {
 		} else {
 			c.text.lineBreak()
 		}
-	case "hr":
+	case "hr", "mbp:pagebreak":
 		c.breakBlock()
 	case "img":
 		if alt := strings.TrimSpace(t.alt); alt != "" && c.reading() {
-			c.text.writeString(alt, c.lastID)
+			if c.decode != nil {
+				alt = c.decode([]byte(alt))
+			}
+			c.text.writeString(alt, c.here())
 		}
 	}
 }
@@ -479,7 +567,7 @@ func (c *converter) inFlow() bool {
 
 // open applies a start tag and returns the role its end tag will play.
 func (c *converter) open(t tag) role {
-	if t.hidden || t.pagebreak || skippedElement(t.name) || (c.page && c.furniture(t)) {
+	if (!c.plain && (t.hidden || t.pagebreak)) || skippedElement(t.name) || (c.page && c.furniture(t)) {
 		c.skipping++
 		if t.name == "head" {
 			c.inHead = true
@@ -529,7 +617,7 @@ func (c *converter) open(t tag) role {
 			if t.start != 0 {
 				l.next = t.start
 			}
-			if l.ordered {
+			if l.ordered && !c.plain {
 				b.marker = strconv.Itoa(l.next) + ". "
 			} else {
 				b.marker = "- "
@@ -703,9 +791,7 @@ func (c *converter) flushInline() {
 
 func (c *converter) endHeading() {
 	text, anchor := c.text.take()
-	for _, id := range c.headMarks {
-		c.out = append(c.out, Piece{Kind: Mark, ID: id})
-	}
+	c.out = append(c.out, c.headMarks...)
 	c.headMarks = c.headMarks[:0]
 	if text != "" {
 		c.out = append(c.out, Piece{Kind: Heading, Level: c.heading, Text: text, Anchor: c.ref(anchor)})
@@ -714,25 +800,29 @@ func (c *converter) endHeading() {
 }
 
 // seeID notes an element id. One that the table of contents points to
-// becomes a mark: the text before it is cut off, so that it belongs to the
-// previous entry. A heading or a table row is not cut: the mark moves to
-// its start.
+// becomes a mark.
 func (c *converter) seeID(id string) {
 	c.lastID = id
-	if !c.targets[id] {
-		return
+	if c.targets[id] {
+		c.mark(Piece{Kind: Mark, ID: id})
 	}
+}
+
+// mark places a mark: the text before it is cut off, so that it belongs
+// to the previous entry. A heading or a table row is not cut: the mark
+// moves to its start.
+func (c *converter) mark(m Piece) {
 	switch {
 	case c.heading > 0:
-		c.headMarks = append(c.headMarks, id)
+		c.headMarks = append(c.headMarks, m)
 	case c.box != nil && c.box.tables > 0:
-		c.box.rowMarks = append(c.box.rowMarks, id)
+		c.box.rowMarks = append(c.box.rowMarks, m)
 	default:
 		c.flushInline()
 		if c.box != nil {
 			c.emitBox()
 		}
-		c.out = append(c.out, Piece{Kind: Mark, ID: id})
+		c.out = append(c.out, m)
 	}
 }
 
@@ -742,9 +832,7 @@ func (c *converter) endRow() {
 	c.flushInline()
 	if len(b.rowMarks) > 0 {
 		c.emitBox()
-		for _, id := range b.rowMarks {
-			c.out = append(c.out, Piece{Kind: Mark, ID: id})
-		}
+		c.out = append(c.out, b.rowMarks...)
 	}
 	last := len(b.row)
 	for last > 0 && b.row[last-1] == "" {
@@ -808,7 +896,7 @@ type box struct {
 	cell      bool
 	row       []string
 	rowAnchor string
-	rowMarks  []string
+	rowMarks  []Piece
 }
 
 type list struct {

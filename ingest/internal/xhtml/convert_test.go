@@ -1,8 +1,10 @@
 package xhtml
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -303,5 +305,32 @@ func TestConvertPage(t *testing.T) {
 	r, _ = Convert(context.Background(), []byte(`<html lang="fr"><head><meta name="Author" content=" Jean  Roe "><meta property="og:title" content="Titre"><meta charset="utf-8"></head><body><p>x</p></body></html>`), Options{Page: true})
 	if r.Lang != "fr" || len(r.Meta) != 2 || r.Meta[0] != (Meta{Name: "author", Content: "Jean Roe"}) || r.Meta[1].Name != "og:title" {
 		t.Errorf("lang %q, meta %+v", r.Lang, r.Meta)
+	}
+}
+
+func TestOffsetsCiteBytesOfTheDocumentAsItIs(t *testing.T) {
+	// Windows-1252 text ("caf\xe9"), a MOBI6 page break and a mark at a
+	// byte position inside the second paragraph's token run.
+	src := []byte("<html><body><p>Caf\xe9 &amp; tea</p><mbp:pagebreak><h2>Two</h2><p>Second</p></body></html>")
+	at := bytes.Index(src, []byte("<h2>"))
+	res, err := Convert(context.Background(), src, Options{Offsets: true, Positions: []int{at},
+		Decode: func(b []byte) string {
+			r := make([]rune, len(b))
+			for i, c := range b {
+				r[i] = rune(c) // Latin-1 is enough here
+			}
+			return string(r)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Piece{
+		{Kind: Block, Block: doc.Paragraph, Text: "Café & tea", Offset: bytes.Index(src, []byte("Caf"))},
+		{Kind: Mark, Offset: at, Entry: 0},
+		{Kind: Heading, Level: 2, Text: "Two", Offset: bytes.Index(src, []byte("Two"))},
+		{Kind: Block, Block: doc.Paragraph, Text: "Second", Offset: bytes.Index(src, []byte("Second"))},
+	}
+	if !reflect.DeepEqual(res.Pieces, want) {
+		t.Errorf("pieces:\n got %+v\nwant %+v", res.Pieces, want)
 	}
 }

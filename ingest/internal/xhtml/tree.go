@@ -42,7 +42,9 @@ const (
 func voidElement(s string) bool {
 	switch s {
 	case "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
-		"source", "track", "wbr":
+		"source", "track", "wbr",
+		// MOBI6's page break, written unclosed.
+		"mbp:pagebreak":
 		return true
 	}
 	return false
