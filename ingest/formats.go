@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/djvu"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/docx"
 	"github.com/grimoire-search/grimoire/ingest/epub"
@@ -101,6 +102,11 @@ func Formats() Registry {
 		{Type: doc.DOCX, Extensions: []string{".docx"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(docx.Parse)},
 		{Type: doc.ODT, Extensions: []string{".odt"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(odt.Parse)},
 		{Type: doc.HTMLZ, Extensions: []string{".htmlz"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(html.ParseHTMLZ)},
+		{
+			Type: doc.DjVu, Extensions: []string{".djvu", ".djv"}, Magic: "AT&TFORM", EmptyFails: true,
+			NoTextHint: "no text found: the DjVu scan has no text layer and needs OCR first (for example with ocrodjvu)",
+			open:       stateless(djvu.Parse),
+		},
 		{Type: doc.FB2, Extensions: []string{".fb2", ".fb2.zip"}, Magic: "<FictionBook", EmptyFails: true, open: stateless(fb2.Parse)},
 		{
 			Type: doc.HTML, Extensions: []string{".html", ".htm", ".xhtml"}, EmptyFails: true,

@@ -113,7 +113,7 @@ func TestMagic(t *testing.T) {
 func TestParsersClose(t *testing.T) {
 	ps := NewParsers(nil)
 	ctx := context.Background()
-	if _, err := ps.Parse(ctx, "djvu", []byte("x")); err == nil || !strings.Contains(err.Error(), `no parser for "djvu" files`) {
+	if _, err := ps.Parse(ctx, "cbz", []byte("x")); err == nil || !strings.Contains(err.Error(), `no parser for "cbz" files`) {
 		t.Errorf("parsing an unknown format: %v", err)
 	}
 	if _, err := ps.Parse(ctx, "pdf", []byte("not a PDF")); err == nil {

@@ -31,6 +31,8 @@ const (
 	// AZW3 is a KF8 Kindle book.
 	AZW3 = "azw3"
 	RTF  = "rtf"
+	// DjVu is a scanned document with a hidden text layer (.djvu, .djv).
+	DjVu = "djvu"
 )
 
 // Document is one parsed book.

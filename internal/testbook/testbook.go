@@ -214,3 +214,83 @@ func HTMLZ(tb testing.TB, title, text string) []byte {
 			html.EscapeString(title) + `</dc:title></metadata></package>`},
 	})
 }
+
+// DjVu returns a bundled DjVu document with the given title and one page
+// for each of pages, whose text is its hidden text layer (TXTa, with page,
+// paragraph and line zones): paragraphs separated by blank lines, lines by
+// line feeds. The metadata is in an ANTa chunk of the first page. Nothing
+// is BZZ-compressed: the directory's compressed part is left empty, which
+// readers take as components without names.
+func DjVu(tb testing.TB, title string, pages ...string) []byte {
+	tb.Helper()
+	var forms [][]byte
+	for i, p := range pages {
+		page := iffChunk("INFO", make([]byte, 10))
+		if i == 0 {
+			page = append(page, iffChunk("ANTa", fmt.Appendf(nil, "(metadata (title %q) (author \"Test Author\"))", title))...)
+		}
+		page = append(page, iffChunk("TXTa", djvuText(p))...)
+		forms = append(forms, iffChunk("FORM", append([]byte("DJVU"), page...)))
+	}
+	dirm := []byte{0x81, byte(len(pages) >> 8), byte(len(pages))}
+	dirm = append(dirm, make([]byte, 4*len(pages))...)
+	body := append([]byte("DJVM"), iffChunk("DIRM", dirm)...)
+	for _, f := range forms {
+		body = append(body, f...)
+	}
+	return append([]byte("AT&T"), iffChunk("FORM", body)...)
+}
+
+// iffChunk is an IFF chunk: id, big-endian length, data, padded to even.
+func iffChunk(id string, data []byte) []byte {
+	out := append([]byte(id), binary.BigEndian.AppendUint32(nil, uint32(len(data)))...)
+	out = append(out, data...)
+	if len(data)%2 == 1 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+// djvuText is a TXTa chunk's data: the text, its version, and the zones
+// of the page, its paragraphs and their lines.
+func djvuText(page string) []byte {
+	var text []byte
+	type span struct{ start, end int }
+	var paras []span
+	var lines [][]span
+	for _, para := range strings.Split(strings.TrimSpace(page), "\n\n") {
+		p := span{start: len(text)}
+		var ls []span
+		for _, l := range strings.Split(para, "\n") {
+			s := len(text)
+			text = append(text, l...)
+			text = append(text, '\n')
+			ls = append(ls, span{s, len(text)})
+		}
+		p.end = len(text)
+		text = append(text, 0x1f) // paragraph separator
+		paras = append(paras, p)
+		lines = append(lines, ls)
+	}
+	zone := func(typ byte, delta, length, children int) []byte {
+		z := []byte{typ, 0x80, 0, 0x80, 0, 0x80, 0, 0x80, 0}
+		z = binary.BigEndian.AppendUint16(z, uint16(0x8000+delta))
+		z = append(z, byte(length>>16), byte(length>>8), byte(length))
+		return append(z, byte(children>>16), byte(children>>8), byte(children))
+	}
+	out := []byte{byte(len(text) >> 16), byte(len(text) >> 8), byte(len(text))}
+	out = append(out, text...)
+	out = append(out, 1) // version
+	out = append(out, zone(1, 0, len(text), len(paras))...)
+	prevEnd := 0
+	for i, p := range paras {
+		out = append(out, zone(4, p.start-prevEnd, p.end-p.start, len(lines[i]))...)
+		prevEnd = p.end
+		lineEnd := p.start
+		for _, l := range lines[i] {
+			out = append(out, zone(5, l.start-lineEnd, l.end-l.start, 0)...)
+			lineEnd = l.end
+		}
+	}
+	return out
+}

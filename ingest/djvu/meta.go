@@ -1,0 +1,78 @@
+package djvu
+
+import (
+	"strings"
+)
+
+// metadata reads the (metadata (key "value") ...) list of an annotation
+// chunk's text, keys lower-cased; other annotations (links, colours, zoom)
+// are skipped.
+func metadata(ant string) map[string]string {
+	out := make(map[string]string)
+	i := strings.Index(ant, "(metadata")
+	if i < 0 {
+		return out
+	}
+	s := ant[i+len("(metadata"):]
+	for {
+		s = strings.TrimLeft(s, " \t\r\n")
+		if s == "" || s[0] != '(' {
+			return out
+		}
+		s = strings.TrimLeft(s[1:], " \t\r\n")
+		end := strings.IndexAny(s, " \t\r\n\")")
+		if end <= 0 {
+			return out
+		}
+		key := strings.ToLower(s[:end])
+		s = strings.TrimLeft(s[end:], " \t\r\n")
+		value, rest, ok := quoted(s)
+		if !ok {
+			return out
+		}
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		if !strings.HasPrefix(rest, ")") {
+			return out
+		}
+		if _, seen := out[key]; !seen {
+			out[key] = clean([]byte(value))
+		}
+		s = rest[1:]
+	}
+}
+
+// quoted reads a string in double quotes with backslash escapes (octal
+// byte escapes too, as djvused writes non-ASCII) from the start of s.
+func quoted(s string) (value, rest string, ok bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, false
+	}
+	var b []byte
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			return string(b), s[i+1:], true
+		case c == '\\' && i+1 < len(s):
+			i++
+			switch e := s[i]; {
+			case e >= '0' && e <= '7':
+				n, j := 0, i
+				for ; j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7'; j++ {
+					n = n*8 + int(s[j]-'0')
+				}
+				b = append(b, byte(n))
+				i = j - 1
+			case e == 'n':
+				b = append(b, '\n')
+			case e == 't':
+				b = append(b, '\t')
+			default:
+				b = append(b, e)
+			}
+		default:
+			b = append(b, c)
+		}
+	}
+	return "", s, false
+}
