@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 )
@@ -39,6 +40,10 @@ type Options struct {
 	// a file is never read until its mtime is that old, and a row verified
 	// less than that after the mtime is not trusted.
 	RacyWindow time.Duration
+	// CalibrePrefer is the order of source types to take from a calibre
+	// entry's formats (see internal/calibre): one book per entry. nil
+	// treats a calibre library as any folder.
+	CalibrePrefer []string
 	// HashWorkers hash files in parallel; default min(4, GOMAXPROCS).
 	HashWorkers int
 	// BatchSize is the number of path changes per transaction; default 256.
@@ -159,6 +164,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			if err := s.walkDir(ctx, root, p, res); err != nil {
 				return Result{}, err
 			}
+		case fi.Mode().IsRegular() && s.opts.CalibrePrefer != nil && calibre.Entry(filepath.Dir(p), root):
+			// One format of an entry is judged with the others: the
+			// entry's folder is looked at again.
+			dir := filepath.Dir(p)
+			if res.covered[dir] {
+				continue
+			}
+			scope = append(scope, dir)
+			if err := s.walkDir(ctx, root, dir, res); err != nil {
+				return Result{}, err
+			}
 		case fi.Mode().IsRegular():
 			scope = append(scope, p)
 			if typ := s.opts.Formats.TypeOf(p); typ != "" {
@@ -207,6 +223,9 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		out.Failures = append(out.Failures, index.Failure{Path: pr.path, Error: pr.reason})
 		// The run's failures are the report; the log only traces them.
 		s.log.Debug("skipped", "path", pr.path, "reason", pr.reason)
+		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
+	}
+	for _, pr := range res.passedOver {
 		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
 	}
 	for _, h := range out.Holds {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 )
 
@@ -37,6 +38,9 @@ type walkResult struct {
 	problems []problem
 	// skipped counts files left out on purpose (too large, unstable).
 	skipped int
+	// passed over are the books a calibre entry holds besides the one
+	// taken: told, with the reason, but no problem.
+	passedOver []problem
 	// roots are the library folders this pass looked at.
 	roots map[string]*rootSeen
 }
@@ -113,6 +117,8 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		return nil
 	}
 	res.covered[dir] = true
+	inEntry := s.calibreEntry(dir, root, ents)
+	var entryBooks []bookFile
 	for _, d := range ents {
 		name := d.Name()
 		if Ignored(name) {
@@ -143,7 +149,57 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", unwrapPath(err)), persistent: true})
 			continue
 		}
+		if inEntry {
+			entryBooks = append(entryBooks, bookFile{p, typ, fi})
+			continue
+		}
 		if err := s.addFile(p, root, typ, fi, res); err != nil {
+			return err
+		}
+	}
+	return s.takeOne(root, entryBooks, res)
+}
+
+type bookFile struct {
+	path, typ string
+	fi        fs.FileInfo
+}
+
+// calibreEntry reports whether dir, listed as ents, is a calibre entry
+// (see calibre.Entry), whose formats are one book.
+func (s *scanner) calibreEntry(dir, root string, ents []fs.DirEntry) bool {
+	if s.opts.CalibrePrefer == nil {
+		return false
+	}
+	for _, d := range ents {
+		if d.Name() == calibre.OPF && d.Type().IsRegular() {
+			return calibre.LibraryOf(dir, root) != ""
+		}
+	}
+	return false
+}
+
+// takeOne adds the calibre entry's preferred format, and passes over the
+// others: calibre holds them as the same book.
+func (s *scanner) takeOne(root string, books []bookFile, res *walkResult) error {
+	if len(books) == 0 {
+		return nil
+	}
+	paths := make([]string, len(books))
+	typeOf := make(map[string]string, len(books))
+	for i, b := range books {
+		paths[i] = b.path
+		typeOf[b.path] = b.typ
+	}
+	chosen := calibre.Choose(paths, func(p string) string { return typeOf[p] }, s.opts.CalibrePrefer)
+	for _, b := range books {
+		if b.path != chosen {
+			res.skipped++
+			res.passedOver = append(res.passedOver, problem{path: b.path,
+				reason: fmt.Sprintf("calibre entry: %s taken instead", strings.ToUpper(typeOf[chosen]))})
+			continue
+		}
+		if err := s.addFile(b.path, root, b.typ, b.fi, res); err != nil {
 			return err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/watcher"
@@ -82,6 +83,12 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 	run.Counters.Add(res.Counters)
 	run.Failures = append(run.Failures, res.Failures...)
 	run.Holds = append(run.Holds, res.Holds...)
+	if err != nil {
+		return err
+	}
+	// calibre's edits change a metadata.opf, not a book: the descriptions
+	// are read again whatever the pass found.
+	_, err = ingest.RefreshCatalogs(ctx, w, scope)
 	return err
 }
 
@@ -115,7 +122,7 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 		// the index's own writes (an index inside the library) from waking
 		// the watcher in a loop.
 		wopts.Ignore = func(p string, isDir bool) bool {
-			return reconcile.Ignored(baseName(p)) || (!isDir && formats != nil && formats.TypeOf(p) == "")
+			return reconcile.Ignored(baseName(p)) || (!isDir && formats != nil && formats.TypeOf(p) == "" && baseName(p) != calibre.OPF)
 		}
 	}
 	wt, err := watcher.New(opts.Reconcile.Roots, wopts)
