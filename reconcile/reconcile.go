@@ -226,7 +226,7 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
 	}
 	for _, pr := range res.passedOver {
-		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
+		s.tell([]Change{{Kind: Alternate, Path: pr.path, Reason: pr.reason}})
 	}
 	for _, h := range out.Holds {
 		s.tell([]Change{{Kind: Held, Path: h.Root, Files: h.Files, Reason: h.Reason}})
