@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/watcher"
 )
