@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -63,4 +64,28 @@ func TestCalibreEntryTakesOneFormat(t *testing.T) {
 	t.Run("a full pass agrees", func(t *testing.T) {
 		expect(t, f.run(), index.Counters{Scanned: 3, Skipped: 1})
 	})
+}
+
+// The format taken removed from an entry (calibre's "remove format"), the
+// one passed over becomes the entry's book without waiting for a rescan.
+func TestCalibreFormatRemoved(t *testing.T) {
+	f := newFixture(t)
+	f.opts.CalibrePrefer = []string{"markdown", "text"}
+	f.write("cal/metadata.db", "")
+	f.write("cal/Ann/Book (1)/metadata.opf", "<package/>")
+	f.write("cal/Ann/Book (1)/book.txt", "the text")
+	f.write("cal/Ann/Book (1)/book.md", "# the markdown")
+	f.run()
+	gone := filepath.Join(f.root, "cal/Ann/Book (1)/book.md")
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Paths(context.Background(), f.w, f.opts, []string{gone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect(t, r, index.Counters{Scanned: 1, Hashed: 1, New: 1, Removed: 1, Pruned: 1})
+	if got, want := f.paths(), []string{"cal/Ann/Book (1)/book.txt"}; !slices.Equal(got, want) {
+		t.Errorf("paths %q, want %q", got, want)
+	}
 }

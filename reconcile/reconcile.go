@@ -154,6 +154,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 		}
 		fi, err := os.Lstat(p)
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && s.opts.CalibrePrefer != nil && s.entryChanged(p, root):
+			// A format or the description gone from a calibre entry: the
+			// formats passed over may be the entry's book now.
+			dir := filepath.Dir(p)
+			scope = append(scope, p)
+			if !res.covered[dir] {
+				scope = append(scope, dir)
+				if err := s.walkDir(ctx, root, dir, res); err != nil {
+					return Result{}, err
+				}
+			}
 		case errors.Is(err, fs.ErrNotExist):
 			scope = append(scope, p)
 		case err != nil:
@@ -188,6 +199,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 	}
 	vanished := func(f index.File) bool { return subtree.InAny(f.Path, scope) }
 	return s.apply(ctx, res, vanished, scope, false)
+}
+
+// entryChanged reports whether the missing path p was a calibre entry's
+// metadata.opf, or a file of a folder that is still an entry.
+func (s *scanner) entryChanged(p, root string) bool {
+	dir := filepath.Dir(p)
+	if filepath.Base(p) == calibre.OPF {
+		st, err := os.Lstat(dir)
+		return err == nil && st.IsDir()
+	}
+	return calibre.Entry(dir, root)
 }
 
 // apply hashes what the walk found, plans what the pass changes, and
