@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 const (
@@ -38,17 +36,21 @@ func Entry(dir, root string) bool {
 }
 
 // LibraryOf returns the folder above dir, up to root, that holds a
-// metadata.db, or "".
+// metadata.db, or "". dir must lie below root.
 func LibraryOf(dir, root string) string {
-	for d := filepath.Dir(dir); subtree.Contains(root, d); d = filepath.Dir(d) {
+	root, dir = filepath.Clean(root), filepath.Clean(dir)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return ""
+	}
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
 		if regular(filepath.Join(d, DB)) {
 			return d
 		}
-		if d == root || d == filepath.Dir(d) {
-			break
+		if d == root || len(d) <= len(root) {
+			return ""
 		}
 	}
-	return ""
 }
 
 func regular(p string) bool {
