@@ -521,15 +521,6 @@ func (d *DB) Check(ctx context.Context) error {
 // SetCatalog records what a catalogue says of the book with content h,
 // and lets its title, authors and language stand for the book's own where
 // it gives them. It reports whether the book exists and changed.
-func (w *Writer) SetCatalog(ctx context.Context, h Hash, e CatalogEntry) (changed bool, err error) {
-	err = w.Update(ctx, func(t *Tx) error {
-		changed, err = t.SetCatalog(ctx, h, e)
-		return err
-	})
-	return changed, err
-}
-
-// SetCatalog is Writer.SetCatalog inside a transaction.
 func (t *Tx) SetCatalog(ctx context.Context, h Hash, e CatalogEntry) (bool, error) {
 	tags, _ := json.Marshal(nonNil(e.Tags))
 	ids := []byte("{}")

@@ -81,10 +81,14 @@ func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]in
 	}
 	sort.Strings(paths)
 	entries := make(map[string]bool)
-	var changed []index.Hash
+	type read struct {
+		hash  index.Hash
+		entry index.CatalogEntry
+	}
+	var reads []read
 	for _, p := range paths {
 		if err := ctx.Err(); err != nil {
-			return changed, err
+			return nil, err
 		}
 		f := files[p]
 		dir := filepath.Dir(p)
@@ -103,13 +107,34 @@ func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]in
 		if err != nil {
 			continue // being rewritten, or broken: the book keeps what it had
 		}
-		ok, err := w.SetCatalog(ctx, f.Hash, e)
+		reads = append(reads, read{f.Hash, e})
+	}
+	// A few hundred books a transaction: a large calibre library's first
+	// sync describes every book.
+	var changed []index.Hash
+	for start := 0; start < len(reads); start += catalogBatch {
+		batch := reads[start:min(start+catalogBatch, len(reads))]
+		var got []index.Hash
+		err := w.Update(ctx, func(t *index.Tx) error {
+			got = got[:0]
+			for _, r := range batch {
+				ok, err := t.SetCatalog(ctx, r.hash, r.entry)
+				if err != nil {
+					return err
+				}
+				if ok {
+					got = append(got, r.hash)
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return changed, err
 		}
-		if ok {
-			changed = append(changed, f.Hash)
-		}
+		changed = append(changed, got...)
 	}
 	return changed, nil
 }
+
+// catalogBatch is how many books' descriptions one transaction stores.
+const catalogBatch = 256
