@@ -517,3 +517,35 @@ func (d *DB) Check(ctx context.Context) error {
 	}
 	return nil
 }
+
+// SetCatalog records what a catalogue says of the book with content h,
+// and lets its title, authors and language stand for the book's own where
+// it gives them. It reports whether the book exists and changed.
+func (t *Tx) SetCatalog(ctx context.Context, h Hash, e CatalogEntry) (bool, error) {
+	tags, _ := json.Marshal(nonNil(e.Tags))
+	ids := []byte("{}")
+	if len(e.Identifiers) > 0 {
+		ids, _ = json.Marshal(e.Identifiers)
+	}
+	var authors []byte
+	if len(e.Authors) > 0 {
+		authors, _ = json.Marshal(e.Authors)
+	}
+	// Only a book whose row differs is written, so that a catalogue read
+	// again unchanged writes nothing.
+	res, err := t.tx.ExecContext(ctx, `
+UPDATE book SET catalog_path = ?1, series = ?2, series_index = ?3, tags = ?4, publisher = ?5, published = ?6, identifiers = ?7,
+	title = CASE WHEN ?8 != '' THEN ?8 ELSE title END,
+	authors = CASE WHEN ?9 != '' THEN ?9 ELSE authors END,
+	author = CASE WHEN ?9 != '' THEN ?10 ELSE author END,
+	language = CASE WHEN ?11 != '' THEN ?11 ELSE language END
+WHERE hash = ?12 AND NOT (catalog_path = ?1 AND series = ?2 AND series_index = ?3 AND tags = ?4 AND publisher = ?5
+	AND published = ?6 AND identifiers = ?7 AND (?8 = '' OR title = ?8) AND (?9 = '' OR authors = ?9) AND (?11 = '' OR language = ?11))`,
+		e.Path, e.Series, e.SeriesIndex, string(tags), e.Publisher, e.Published, string(ids),
+		e.Title, string(authors), joinAuthors(e.Authors), e.Language, h)
+	if err != nil {
+		return false, fmt.Errorf("store the catalogue of book %s: %w", h, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}

@@ -17,6 +17,7 @@ type querier interface {
 
 const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.page_labels, b.language, b.source_type, b.page_count,
 	b.size, b.status, b.error, b.attempts, coalesce(b.replaces, 0), b.origin_path, b.added_at, b.ready_at,
+	b.catalog_path, b.series, b.series_index, b.tags, b.publisher, b.published, b.identifiers,
 	(SELECT count(*) FROM chapter c WHERE c.book_id = b.id),
 	(SELECT count(*) FROM section s WHERE s.book_id = b.id),
 	(SELECT count(*) FROM chunk k WHERE k.book_id = b.id)`
@@ -33,16 +34,20 @@ func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]
 	var books []Book
 	for rows.Next() {
 		var b Book
-		var authors, labels string
+		var authors, labels, tags, ids string
 		var added, ready int64
+		c := &b.Catalog
 		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
 			&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.originPath, &added, &ready,
+			&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids,
 			&b.Chapters, &b.Sections, &b.Chunks); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("list books: %w", err)
 		}
 		json.Unmarshal([]byte(authors), &b.Authors)
 		json.Unmarshal([]byte(labels), &b.PageLabels)
+		json.Unmarshal([]byte(tags), &c.Tags)
+		json.Unmarshal([]byte(ids), &c.Identifiers)
 		b.AddedAt = time.Unix(0, added).UTC()
 		if ready != 0 {
 			b.ReadyAt = time.Unix(0, ready).UTC()
@@ -97,6 +102,10 @@ type BookFilter struct {
 	// Path selects the books with a file that is this absolute path or
 	// lies in this folder.
 	Path string
+	// Tag selects the books with this tag, ignoring case.
+	Tag string
+	// Series matches any part of the series name, case-insensitively.
+	Series string
 	// Query matches any part of the title or authors, case-insensitively.
 	Query string
 	// ReadyOnly leaves out books that are not ready.
@@ -129,6 +138,14 @@ func (f BookFilter) where() (string, []any) {
 		end := folder[:len(folder)-1] + string(folder[len(folder)-1]+1)
 		conds = append(conds, "EXISTS (SELECT 1 FROM file f WHERE f.hash = b.hash AND (f.path = ? OR (f.path >= ? AND f.path < ?)))")
 		args = append(args, f.Path, folder, end)
+	}
+	if f.Tag != "" {
+		conds = append(conds, "EXISTS (SELECT 1 FROM json_each(b.tags) t WHERE t.value = ? COLLATE NOCASE)")
+		args = append(args, strings.TrimSpace(f.Tag))
+	}
+	if f.Series != "" {
+		conds = append(conds, "b.series LIKE ? ESCAPE '\\'")
+		args = append(args, "%"+likeEscape(f.Series)+"%")
 	}
 	if f.Query != "" {
 		conds = append(conds, "(b.title LIKE ? ESCAPE '\\' OR b.author LIKE ? ESCAPE '\\')")

@@ -232,6 +232,19 @@ CREATE TABLE unsupported_file (
 	ext  TEXT NOT NULL
 );
 `,
+	// 12: what a catalogue (a calibre library's metadata.opf) says of a
+	// book beyond its text: series and place in it, tags (a JSON array),
+	// publisher, publication date, identifiers (a JSON object, scheme to
+	// value), and the file it came from.
+	`
+ALTER TABLE book ADD COLUMN series TEXT NOT NULL DEFAULT '';
+ALTER TABLE book ADD COLUMN series_index REAL NOT NULL DEFAULT 0;
+ALTER TABLE book ADD COLUMN tags TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE book ADD COLUMN publisher TEXT NOT NULL DEFAULT '';
+ALTER TABLE book ADD COLUMN published TEXT NOT NULL DEFAULT '';
+ALTER TABLE book ADD COLUMN identifiers TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE book ADD COLUMN catalog_path TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

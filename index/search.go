@@ -37,7 +37,7 @@ type FTSWeights struct {
 // f selects and returns the best limit hits, best first. The expression must
 // already be safe FTS5 syntax; retrieve builds it from user text.
 func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWeights, limit int) ([]FTSHit, error) {
-	if f.Author != "" || f.Type != "" || f.Path != "" || f.Query != "" {
+	if f.Author != "" || f.Type != "" || f.Path != "" || f.Query != "" || f.Tag != "" || f.Series != "" {
 		return d.searchFTSJoined(ctx, match, f, w, limit)
 	}
 	// Rank inside FTS5 first and look at the chunk and book rows of the

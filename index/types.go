@@ -61,6 +61,9 @@ type Book struct {
 	AddedAt  time.Time
 	ReadyAt  time.Time
 
+	// Catalog is what a calibre library says of the book; zero for others.
+	Catalog Catalog
+
 	// Counts and Paths are filled by listing queries.
 	Chapters, Sections, Chunks int
 	// Paths are the files that hold this content, sorted.
@@ -69,6 +72,31 @@ type Book struct {
 	// originPath is a path the book was first found at: its citation once
 	// no file holds it (an old version still answering).
 	originPath string
+}
+
+// Catalog is what a library catalogue (calibre's metadata.opf) says of a
+// book beyond its text.
+type Catalog struct {
+	// Path is the file it was read from.
+	Path        string
+	Series      string
+	SeriesIndex float64
+	Tags        []string
+	Publisher   string
+	// Published is the publication date as the catalogue gives it.
+	Published string
+	// Identifiers map a scheme ("isbn", "uri") to the book's identifier.
+	Identifiers map[string]string
+}
+
+// CatalogEntry is a catalogue's description of a book: it names the book
+// as well, overriding what the book's file says of itself where it says
+// anything.
+type CatalogEntry struct {
+	Title    string
+	Authors  []string
+	Language string
+	Catalog
 }
 
 // Author returns the authors joined for display.

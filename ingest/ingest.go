@@ -228,6 +228,8 @@ type prepared struct {
 	// vecs are the chunks' vectors: those a rebuild salvaged until the
 	// book is embedded (nil entries for the rest), then all of them.
 	vecs [][]float32
+	// catalog is what a calibre entry says of the book, if one holds it.
+	catalog *index.CatalogEntry
 }
 
 // report tells Options.Progress where the run is, counting the embedded
@@ -371,6 +373,19 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		return nil, nil
 	}
 	path = pathOfType(files, typ, path)
+	cat, inCatalog := catalogOf(ctx, files)
+	if inCatalog {
+		// calibre's description is the one its user keeps.
+		if cat.Title != "" {
+			d.Title = cat.Title
+		}
+		if len(cat.Authors) > 0 {
+			d.Authors = cat.Authors
+		}
+		if cat.Language != "" {
+			d.Language = cat.Language
+		}
+	}
 	title := strings.TrimSpace(d.Title)
 	if title == "" {
 		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -391,12 +406,19 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		return nil, err
 	}
 	p.log.Debug("parsed", "path", path, "as", typ, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
-	return &prepared{book: b, meta: meta, layout: laid, vecs: vecs}, nil
+	pr := &prepared{book: b, meta: meta, layout: laid, vecs: vecs}
+	if inCatalog {
+		pr.catalog = &cat
+	}
+	return pr, nil
 }
 
 // storeParsed stores a parsed book and the vectors it already has.
 func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 	ids, err := t.StoreParsed(ctx, pr.book.ID, pr.meta, pr.layout.chapters, pr.layout.chunks)
+	if err == nil && pr.catalog != nil {
+		_, err = t.SetCatalog(ctx, pr.book.Hash, *pr.catalog)
+	}
 	if err != nil || pr.vecs == nil {
 		return err
 	}

@@ -24,6 +24,9 @@ const (
 	// Skipped: Path could not be taken (too large, unreadable, gone
 	// from a folder that cannot be read), for Reason.
 	Skipped
+	// Alternate: Path is another format of a calibre entry whose book
+	// another file gives; Reason names the format taken.
+	Alternate
 )
 
 // Change is one thing a pass did or met, for a caller that tells the user

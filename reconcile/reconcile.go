@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 )
@@ -39,6 +40,10 @@ type Options struct {
 	// a file is never read until its mtime is that old, and a row verified
 	// less than that after the mtime is not trusted.
 	RacyWindow time.Duration
+	// CalibrePrefer is the order of source types to take from a calibre
+	// entry's formats (see internal/calibre): one book per entry. nil
+	// treats a calibre library as any folder.
+	CalibrePrefer []string
 	// HashWorkers hash files in parallel; default min(4, GOMAXPROCS).
 	HashWorkers int
 	// BatchSize is the number of path changes per transaction; default 256.
@@ -149,6 +154,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 		}
 		fi, err := os.Lstat(p)
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && s.opts.CalibrePrefer != nil && s.entryChanged(p, root):
+			// A format or the description gone from a calibre entry: the
+			// formats passed over may be the entry's book now.
+			dir := filepath.Dir(p)
+			scope = append(scope, p)
+			if !res.covered[dir] {
+				scope = append(scope, dir)
+				if err := s.walkDir(ctx, root, dir, res); err != nil {
+					return Result{}, err
+				}
+			}
 		case errors.Is(err, fs.ErrNotExist):
 			scope = append(scope, p)
 		case err != nil:
@@ -157,6 +173,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 		case fi.IsDir():
 			scope = append(scope, p)
 			if err := s.walkDir(ctx, root, p, res); err != nil {
+				return Result{}, err
+			}
+		case fi.Mode().IsRegular() && s.opts.CalibrePrefer != nil && calibre.Entry(filepath.Dir(p), root):
+			// One format of an entry is judged with the others: the
+			// entry's folder is looked at again.
+			dir := filepath.Dir(p)
+			if res.covered[dir] {
+				continue
+			}
+			scope = append(scope, dir)
+			if err := s.walkDir(ctx, root, dir, res); err != nil {
 				return Result{}, err
 			}
 		case fi.Mode().IsRegular():
@@ -174,6 +201,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 	}
 	vanished := func(f index.File) bool { return subtree.InAny(f.Path, scope) }
 	return s.apply(ctx, res, vanished, scope, false)
+}
+
+// entryChanged reports whether the missing path p was a calibre entry's
+// metadata.opf, or a file of a folder that is still an entry.
+func (s *scanner) entryChanged(p, root string) bool {
+	dir := filepath.Dir(p)
+	if filepath.Base(p) == calibre.OPF {
+		st, err := os.Lstat(dir)
+		return err == nil && st.IsDir()
+	}
+	return calibre.Entry(dir, root)
 }
 
 // apply hashes what the walk found, plans what the pass changes, and
@@ -210,6 +248,9 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		// The run's failures are the report; the log only traces them.
 		s.log.Debug("skipped", "path", pr.path, "reason", pr.reason)
 		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
+	}
+	for _, pr := range res.passedOver {
+		s.tell([]Change{{Kind: Alternate, Path: pr.path, Reason: pr.reason}})
 	}
 	for _, h := range out.Holds {
 		s.tell([]Change{{Kind: Held, Path: h.Root, Files: h.Files, Reason: h.Reason}})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 )
 
@@ -41,6 +42,9 @@ type walkResult struct {
 	// unsupported are the files seen that are no book grimoire reads,
 	// path → extension (see extension).
 	unsupported map[string]string
+	// passed over are the books a calibre entry holds besides the one
+	// taken: told, with the reason, but no problem.
+	passedOver []problem
 	// roots are the library folders this pass looked at.
 	roots map[string]*rootSeen
 }
@@ -117,6 +121,8 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		return nil
 	}
 	res.covered[dir] = true
+	inEntry := s.calibreEntry(dir, root, ents)
+	var entryBooks []bookFile
 	for _, d := range ents {
 		name := d.Name()
 		if Ignored(name) {
@@ -136,7 +142,9 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 		typ := s.opts.Formats.TypeOf(p)
 		if typ == "" {
-			s.noteUnsupported(p, res)
+			if !calibreOwn(name, inEntry) {
+				s.noteUnsupported(p, res)
+			}
 			continue
 		}
 		fi, err := d.Info()
@@ -148,7 +156,71 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", unwrapPath(err)), persistent: true})
 			continue
 		}
+		if inEntry {
+			entryBooks = append(entryBooks, bookFile{p, typ, fi})
+			continue
+		}
 		if err := s.addFile(p, root, typ, fi, res); err != nil {
+			return err
+		}
+	}
+	return s.takeOne(root, entryBooks, res)
+}
+
+type bookFile struct {
+	path, typ string
+	fi        fs.FileInfo
+}
+
+// calibreEntry reports whether dir, listed as ents, is a calibre entry
+// (see calibre.Entry), whose formats are one book.
+func (s *scanner) calibreEntry(dir, root string, ents []fs.DirEntry) bool {
+	if s.opts.CalibrePrefer == nil {
+		return false
+	}
+	for _, d := range ents {
+		if d.Name() == calibre.OPF && d.Type().IsRegular() {
+			return calibre.LibraryOf(dir, root) != ""
+		}
+	}
+	return false
+}
+
+// calibreOwn reports whether a file that is no book is calibre's own
+// bookkeeping, which the user did not put in the library: an entry's
+// metadata.opf and cover, a calibre library's database and its backup of
+// the preferences. status does not count them as left out.
+func calibreOwn(name string, inEntry bool) bool {
+	switch {
+	case name == calibre.DB || name == "metadata_db_prefs_backup.json":
+		return true
+	case inEntry:
+		return name == calibre.OPF || strings.HasPrefix(strings.ToLower(name), "cover.")
+	}
+	return false
+}
+
+// takeOne adds the calibre entry's preferred format, and passes over the
+// others: calibre holds them as the same book.
+func (s *scanner) takeOne(root string, books []bookFile, res *walkResult) error {
+	if len(books) == 0 {
+		return nil
+	}
+	paths := make([]string, len(books))
+	typeOf := make(map[string]string, len(books))
+	for i, b := range books {
+		paths[i] = b.path
+		typeOf[b.path] = b.typ
+	}
+	chosen := calibre.Choose(paths, func(p string) string { return typeOf[p] }, s.opts.CalibrePrefer)
+	for _, b := range books {
+		if b.path != chosen {
+			res.skipped++
+			res.passedOver = append(res.passedOver, problem{path: b.path,
+				reason: fmt.Sprintf("calibre entry: %s taken instead", strings.ToUpper(typeOf[chosen]))})
+			continue
+		}
+		if err := s.addFile(b.path, root, b.typ, b.fi, res); err != nil {
 			return err
 		}
 	}

@@ -32,7 +32,7 @@ func checkType(typ string, types []string) (string, error) {
 // select books but none together are named together. A search would
 // otherwise only find "no matches", as if the question were the trouble.
 func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
-	if f.Author == "" && f.Type == "" && f.Path == "" {
+	if f.Author == "" && f.Type == "" && f.Path == "" && f.Tag == "" && f.Series == "" {
 		return nil
 	}
 	f.ReadyOnly = false
@@ -58,6 +58,9 @@ func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
 			why = append(why, noType(f.Type, books))
 		}
 	}
+	if why, err = noCatalog(ctx, db, f, books, why); err != nil {
+		return err
+	}
 	if f.Path != "" {
 		if n, err := count(ctx, db, index.BookFilter{Path: f.Path}); err != nil {
 			return err
@@ -69,7 +72,8 @@ func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
 		why = append(why, "no book matches "+describe(f)+" together")
 	}
 	return (&index.Error{Code: index.NotFound, Msg: strings.Join(why, "; ")}).
-		WithHints("`grimoire list` shows each book's author and type", "list_books shows each book's author and type")
+		WithHints("`grimoire list` shows each book's author and type, and a calibre library's tags and series",
+			"list_books shows each book's author and type, and a calibre library's tags and series")
 }
 
 func count(ctx context.Context, db *index.DB, f index.BookFilter) (int, error) {
@@ -130,8 +134,82 @@ func describe(f index.BookFilter) string {
 	if f.Type != "" {
 		parts = append(parts, "type "+f.Type)
 	}
+	if f.Tag != "" {
+		parts = append(parts, fmt.Sprintf("tag %.80q", f.Tag))
+	}
+	if f.Series != "" {
+		parts = append(parts, fmt.Sprintf("series %.80q", f.Series))
+	}
 	if f.Path != "" {
 		parts = append(parts, "path "+f.Path)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkCatalog returns a NotFound error when the tag or series filter of f
+// alone selects no book, with the nearest tags or series the library has:
+// a tag is matched whole, and a typo would otherwise list nothing.
+func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
+	if f.Tag == "" && f.Series == "" {
+		return nil
+	}
+	books, err := db.Books(ctx, index.BookFilter{})
+	if err != nil {
+		return err
+	}
+	why, err := noCatalog(ctx, db, f, books, nil)
+	if err != nil || len(why) == 0 {
+		return err
+	}
+	return (&index.Error{Code: index.NotFound, Msg: strings.Join(why, "; ")}).
+		WithHint("`grimoire list --json` (or list_books) shows each book's tags and series")
+}
+
+// noCatalog appends to why what the tag and series filters of f, each
+// alone, fail to select.
+func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []index.Book, why []string) ([]string, error) {
+	if f.Tag != "" {
+		if n, err := count(ctx, db, index.BookFilter{Tag: f.Tag}); err != nil {
+			return why, err
+		} else if n == 0 {
+			why = append(why, nearest(fmt.Sprintf("no book is tagged %.80q", f.Tag), f.Tag, books, func(b index.Book) []string { return b.Catalog.Tags }))
+		}
+	}
+	if f.Series != "" {
+		if n, err := count(ctx, db, index.BookFilter{Series: f.Series}); err != nil {
+			return why, err
+		} else if n == 0 {
+			why = append(why, nearest(fmt.Sprintf("no book's series contains %.80q", f.Series), f.Series, books, func(b index.Book) []string {
+				if b.Catalog.Series == "" {
+					return nil
+				}
+				return []string{b.Catalog.Series}
+			}))
+		}
+	}
+	return why, nil
+}
+
+// nearest adds to msg the names of the books nearest to typo, compared in
+// lower case and suggested as written.
+func nearest(msg, typo string, books []index.Book, names func(index.Book) []string) string {
+	written := make(map[string]string)
+	var all []string
+	for _, b := range books {
+		for _, n := range names(b) {
+			l := strings.ToLower(n)
+			if _, ok := written[l]; !ok {
+				written[l] = n
+				all = append(all, l)
+			}
+		}
+	}
+	near := suggest.Closest(strings.ToLower(strings.TrimSpace(typo)), all, 3)
+	if len(near) == 0 {
+		return msg
+	}
+	for i, n := range near {
+		near[i] = written[n]
+	}
+	return msg + ": did you mean " + suggest.List(near) + "?"
 }

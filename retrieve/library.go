@@ -45,6 +45,23 @@ type BookView struct {
 	Hash       string    `json:"hash"`
 	Size       int64     `json:"size"`
 	AddedAt    time.Time `json:"added_at"`
+	CatalogView
+}
+
+// CatalogView is what a calibre library says of a book beyond its title,
+// authors and language; every field is left out when it says nothing.
+type CatalogView struct {
+	Series      string            `json:"series,omitempty"`
+	SeriesIndex float64           `json:"series_index,omitempty"`
+	Tags        []string          `json:"tags,omitempty"`
+	Publisher   string            `json:"publisher,omitempty"`
+	Published   string            `json:"published,omitempty"`
+	Identifiers map[string]string `json:"identifiers,omitempty"`
+}
+
+func catalogView(c index.Catalog) CatalogView {
+	return CatalogView{Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags, Publisher: c.Publisher,
+		Published: c.Published, Identifiers: c.Identifiers}
 }
 
 func bookView(b index.Book) BookView {
@@ -52,12 +69,13 @@ func bookView(b index.Book) BookView {
 		Slug: b.Slug, Title: b.Title, Author: b.Author(), Authors: nonNilStrings(b.Authors), Language: b.Language,
 		SourceType: b.SourceType, PageCount: b.PageCount, Chapters: b.Chapters, Sections: b.Sections, Chunks: b.Chunks,
 		Status: string(b.Status), Error: b.Error, Paths: nonNilStrings(b.Paths), Hash: b.Hash.String(), Size: b.Size,
-		AddedAt: b.AddedAt,
+		AddedAt: b.AddedAt, CatalogView: catalogView(b.Catalog),
 	}
 }
 
 // Books lists the books that f selects. A type no format has is refused,
-// naming the types; a filter that selects nothing is an empty list.
+// naming the types, and a tag or series no book has is NotFound, naming
+// the nearest; another filter that selects nothing is an empty list.
 func (l *Library) Books(ctx context.Context, f index.BookFilter) ([]BookView, error) {
 	if l.Searcher != nil {
 		typ, err := checkType(f.Type, l.Searcher.opts.SourceTypes)
@@ -65,6 +83,10 @@ func (l *Library) Books(ctx context.Context, f index.BookFilter) ([]BookView, er
 			return nil, err
 		}
 		f.Type = typ
+	}
+	f.Tag, f.Series = strings.TrimSpace(f.Tag), strings.TrimSpace(f.Series)
+	if err := checkCatalog(ctx, l.DB, f); err != nil {
+		return nil, err
 	}
 	books, err := l.DB.Books(ctx, f)
 	if err != nil {
@@ -330,6 +352,11 @@ type HitView struct {
 	// AlsoIn lists the other books and editions that hold the same
 	// passage; empty when only this one does.
 	AlsoIn []PlaceView `json:"also_in"`
+	// Series and Tags are the book's in a calibre library, left out
+	// elsewhere: enough to tell a series' volumes apart.
+	Series      string   `json:"series,omitempty"`
+	SeriesIndex float64  `json:"series_index,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
 	// Indexing is the search's, the same on every hit: set only while
 	// books are still being indexed, when the hits come from the ready
 	// ones and may be incomplete.
@@ -441,6 +468,7 @@ func (l *Library) Search(ctx context.Context, q Query) (SearchView, error) {
 			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore,
 				Rerank: rerank, RerankProbability: probability},
 			AlsoIn: make([]PlaceView, len(h.AlsoIn)),
+			Series: h.Book.Catalog.Series, SeriesIndex: h.Book.Catalog.SeriesIndex, Tags: h.Book.Catalog.Tags,
 		}
 		for j, o := range h.AlsoIn {
 			out[i].AlsoIn[j] = placeView(o)

@@ -109,6 +109,9 @@ type Query struct {
 	// an absolute path: a book file, or a folder the book has a file in.
 	// Filters that select no book are an error that says which.
 	Book, Author, Type, Path string
+	// Tag and Series select the books a calibre library tags so, or puts
+	// in a series whose name holds Series.
+	Tag, Series string
 	// Limit is the number of hits; 0 is DefaultLimit, at most MaxLimit.
 	Limit int
 	// Mode overrides Options.Mode when set.
@@ -348,7 +351,8 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	if err != nil {
 		return r, err
 	}
-	r.filter = index.BookFilter{Author: strings.TrimSpace(q.Author), Type: typ, Path: q.Path, ReadyOnly: true}
+	r.filter = index.BookFilter{Author: strings.TrimSpace(q.Author), Type: typ, Path: q.Path,
+		Tag: strings.TrimSpace(q.Tag), Series: strings.TrimSpace(q.Series), ReadyOnly: true}
 	if q.Book != "" {
 		// The book may be named by a prefix of its slug; the filter
 		// takes the whole slug.

@@ -82,6 +82,12 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 	run.Counters.Add(res.Counters)
 	run.Failures = append(run.Failures, res.Failures...)
 	run.Holds = append(run.Holds, res.Holds...)
+	if err != nil {
+		return err
+	}
+	// calibre's edits change a metadata.opf, not a book: the descriptions
+	// are read again whatever the pass found.
+	_, err = ingest.RefreshCatalogs(ctx, w, scope)
 	return err
 }
 

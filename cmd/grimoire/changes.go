@@ -75,6 +75,12 @@ func (c *changeLog) reconciled(ch reconcile.Change) {
 		if c.problems && c.first(ch.Path, ch.Reason) {
 			c.print(fmt.Sprintf("skipped %s: %s", c.path(ch.Path), field(ch.Reason)))
 		}
+	case reconcile.Alternate:
+		// Not a problem: told once, so that the file's absence from
+		// the list is explained.
+		if c.first(ch.Path, ch.Reason) {
+			c.print(fmt.Sprintf("left out %s: %s", c.path(ch.Path), field(ch.Reason)))
+		}
 	case reconcile.Held:
 		if c.problems && c.first(ch.Path, ch.Reason) {
 			c.print(fmt.Sprintf("held the removal of %s under %s: %s; once the files are really gone, `grimoire sync --prune` removes them",

@@ -21,6 +21,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
@@ -79,6 +80,9 @@ type Config struct {
 		Debounce       time.Duration `mapstructure:"debounce"`
 		RescanInterval time.Duration `mapstructure:"rescan_interval"`
 	} `mapstructure:"watch"`
+	Calibre struct {
+		Prefer []string `mapstructure:"prefer"`
+	} `mapstructure:"calibre"`
 
 	// file is the config file read, "" for none.
 	file string
@@ -112,6 +116,7 @@ func defaultConfig() Config {
 	ch := ingest.DefaultChunking()
 	c.Chunking.ChunkTokens, c.Chunking.OverlapTokens, c.Chunking.SectionSplitTokens = ch.ChunkTokens, ch.OverlapTokens, ch.SectionSplitTokens
 	c.Watch.Debounce, c.Watch.RescanInterval = watcher.DefaultDebounce, watcher.DefaultRescanInterval
+	c.Calibre.Prefer = calibre.DefaultPrefer()
 	return c
 }
 
@@ -497,6 +502,24 @@ func (c *Config) resolve(base string) error {
 	}
 	if c.Watch.RescanInterval < time.Minute {
 		return index.Errorf(index.Invalid, "[watch] rescan_interval must be at least 1m")
+	}
+	return c.checkCalibrePrefer()
+}
+
+// checkCalibrePrefer checks that [calibre] prefer names formats grimoire
+// reads, and writes them as the index names them.
+func (c *Config) checkCalibrePrefer() error {
+	types := ingest.Formats().Types()
+	for i, t := range c.Calibre.Prefer {
+		t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "."))
+		if !slices.Contains(types, t) {
+			msg := fmt.Sprintf("[calibre] prefer: %q is not a format grimoire reads", c.Calibre.Prefer[i])
+			if near := suggest.Closest(t, types, 3); len(near) > 0 {
+				msg += ": did you mean " + suggest.List(near) + "?"
+			}
+			return index.Errorf(index.Invalid, "%s", msg)
+		}
+		c.Calibre.Prefer[i] = t
 	}
 	return nil
 }

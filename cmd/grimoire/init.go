@@ -108,6 +108,12 @@ section_split_tokens = {{toml .Chunking.SectionSplitTokens}}
 debounce = {{toml .Watch.Debounce}}
 # Full rescan interval, the safety net for missed events.
 rescan_interval = {{toml .Watch.RescanInterval}}
+
+[calibre]
+# A calibre library (metadata.db at its top) is read as calibre sees it: one
+# book per entry, described by its metadata.opf. Of the formats an entry
+# holds, the first of these is indexed; formats not named come after them.
+prefer = {{toml .Calibre.Prefer}}
 `
 
 // defaultInitValues are what `grimoire init` writes before it looks at the

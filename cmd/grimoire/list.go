@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/retrieve"
 )
 
 func (a *app) listCmd() *cobra.Command {
@@ -44,10 +47,32 @@ func (a *app) listCmd() *cobra.Command {
 					return why
 				}
 			}
+			// Series and tags get columns only in a library that has
+			// them (a calibre library's).
+			withSeries := slices.ContainsFunc(books, func(b retrieve.BookView) bool { return b.Series != "" })
+			withTags := slices.ContainsFunc(books, func(b retrieve.BookView) bool { return len(b.Tags) > 0 })
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SLUG\tTITLE\tAUTHOR\tTYPE\tCHAPTERS\tCHUNKS\tSTATUS")
+			head := "SLUG\tTITLE\tAUTHOR\tTYPE\tCHAPTERS\tCHUNKS\tSTATUS"
+			if withSeries {
+				head += "\tSERIES"
+			}
+			if withTags {
+				head += "\tTAGS"
+			}
+			fmt.Fprintln(tw, head)
 			for _, b := range books {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\n", field(b.Slug), field(clip(b.Title, 50)), field(clip(b.Author, 30)), b.SourceType, b.Chapters, b.Chunks, b.Status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s", field(b.Slug), field(clip(b.Title, 50)), field(clip(b.Author, 30)), b.SourceType, b.Chapters, b.Chunks, b.Status)
+				if withSeries {
+					series := b.Series
+					if series != "" && b.SeriesIndex != 0 {
+						series += " " + strconv.FormatFloat(b.SeriesIndex, 'f', -1, 64)
+					}
+					fmt.Fprintf(tw, "\t%s", field(clip(series, 30)))
+				}
+				if withTags {
+					fmt.Fprintf(tw, "\t%s", field(clip(strings.Join(b.Tags, ", "), 40)))
+				}
+				fmt.Fprintln(tw)
 			}
 			return tw.Flush()
 		},
@@ -56,6 +81,8 @@ func (a *app) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Author, "author", "", "only books whose author contains this")
 	cmd.Flags().StringVar(&f.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
 	cmd.Flags().StringVar(&f.Query, "match", "", "only books whose title or author contains this")
+	cmd.Flags().StringVar(&f.Tag, "tag", "", "only books with this tag (calibre's tags)")
+	cmd.Flags().StringVar(&f.Series, "series", "", "only books of a series whose name contains this (calibre's series)")
 	return cmd
 }
 

@@ -79,6 +79,8 @@ with the others under "also in".`,
 	f.StringSliceVar(&q.Phrasings, "also", nil, "another phrasing of the question (repeatable)")
 	f.StringVar(&q.Book, "book", "", "only this book (slug)")
 	f.StringVar(&q.Author, "author", "", "only books whose author contains this")
+	f.StringVar(&q.Tag, "tag", "", "only books with this tag (calibre's tags)")
+	f.StringVar(&q.Series, "series", "", "only books of a series whose name contains this (calibre's series)")
 	f.StringVar(&q.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
 	f.StringVar(&q.Path, "path", "", "only books with this file, or a file in this folder (relative: to the library folder)")
 	f.StringVar(&q.Mode, "mode", "", "hybrid, fts or vector (default from config)")

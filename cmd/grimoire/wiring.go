@@ -123,7 +123,9 @@ func (a *app) reconcileOptions() reconcile.Options {
 		Roots:       a.cfg.Library,
 		Formats:     ingest.Formats(),
 		MaxFileSize: a.cfg.MaxFileSize << 20,
-		Logger:      a.log,
+		// Never nil: an empty list still reads calibre entries as one book.
+		CalibrePrefer: append([]string{}, a.cfg.Calibre.Prefer...),
+		Logger:        a.log,
 	}
 }
 

@@ -5,6 +5,7 @@ package meta
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/text/language"
@@ -20,6 +21,16 @@ type Info struct {
 	Language   string
 	Identifier string
 	Date       string
+	// Publisher and Tags (dc:subject) as the package gives them.
+	Publisher string
+	Tags      []string
+	// Series and SeriesIndex are calibre's (calibre:series metas, or
+	// EPUB 3's belongs-to-collection).
+	Series      string
+	SeriesIndex float64
+	// Identifiers map a lower-case scheme ("isbn", "uri") to a value;
+	// calibre's own ids are left out.
+	Identifiers map[string]string
 }
 
 // OPF is the <metadata> of an OPF package document (EPUB's, calibre's
@@ -32,6 +43,8 @@ type OPF struct {
 	Languages   []dcElement `xml:"language"`
 	Identifiers []dcElement `xml:"identifier"`
 	Dates       []dcElement `xml:"date"`
+	Subjects    []dcElement `xml:"subject"`
+	Publishers  []dcElement `xml:"publisher"`
 	Metas       []opfMeta   `xml:"meta"`
 }
 
@@ -40,13 +53,19 @@ type dcElement struct {
 	// Role and Event are EPUB 2's opf:role and opf:event.
 	Role  string `xml:"role,attr"`
 	Event string `xml:"event,attr"`
-	Value string `xml:",chardata"`
+	// Scheme is EPUB 2's opf:scheme of an identifier.
+	Scheme string `xml:"scheme,attr"`
+	Value  string `xml:",chardata"`
 }
 
 type opfMeta struct {
 	Refines  string `xml:"refines,attr"`
 	Property string `xml:"property,attr"`
+	ID       string `xml:"id,attr"`
 	Value    string `xml:",chardata"`
+	// Name and Content are an EPUB 2 meta's, as calibre writes them.
+	Name    string `xml:"name,attr"`
+	Content string `xml:"content,attr"`
 }
 
 // nonAuthorRole reports creator roles (MARC relator codes) that never make
@@ -137,7 +156,59 @@ func FromOPF(md *OPF, uniqueID string) Info {
 			break
 		}
 	}
+	out.Publisher = firstValue(md.Publishers)
+	seenTag := make(map[string]bool)
+	for _, t := range md.Subjects {
+		if v := xhtml.CleanText(t.Value); v != "" && !seenTag[strings.ToLower(v)] {
+			seenTag[strings.ToLower(v)] = true
+			out.Tags = append(out.Tags, v)
+		}
+	}
+	for _, id := range md.Identifiers {
+		scheme := strings.ToLower(strings.TrimSpace(id.Scheme))
+		v := xhtml.CleanText(id.Value)
+		if scheme == "" || v == "" || scheme == "calibre" || scheme == "uuid" {
+			continue
+		}
+		if out.Identifiers == nil {
+			out.Identifiers = make(map[string]string)
+		}
+		if _, ok := out.Identifiers[scheme]; !ok {
+			out.Identifiers[scheme] = v
+		}
+	}
+	out.Series, out.SeriesIndex = series(md.Metas, refines)
 	return out
+}
+
+// series returns the series a book belongs to and its place in it: from
+// calibre's metas, else from EPUB 3's belongs-to-collection.
+func series(metas []opfMeta, refines map[string]map[string][]string) (string, float64) {
+	var name string
+	var index float64
+	for _, m := range metas {
+		switch strings.ToLower(strings.TrimSpace(m.Name)) {
+		case "calibre:series":
+			name = xhtml.CleanText(m.Content)
+		case "calibre:series_index":
+			index, _ = strconv.ParseFloat(strings.TrimSpace(m.Content), 64)
+		}
+	}
+	if name != "" {
+		return name, index
+	}
+	for _, m := range metas {
+		if strings.TrimSpace(m.Property) != "belongs-to-collection" || m.Refines != "" {
+			continue
+		}
+		if v := xhtml.CleanText(m.Value); v != "" {
+			if pos := refines[m.ID]["group-position"]; len(pos) > 0 {
+				index, _ = strconv.ParseFloat(pos[0], 64)
+			}
+			return v, index
+		}
+	}
+	return "", 0
 }
 
 func firstValue(es []dcElement) string {

@@ -1,0 +1,140 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/internal/meta"
+	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
+	"github.com/grimoire-search/grimoire/internal/calibre"
+	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/internal/subtree"
+)
+
+// maxOPF bounds a metadata.opf: calibre's are a few kilobytes.
+const maxOPF = 4 << 20
+
+// catalogOf returns what the calibre entry holding one of files says of
+// the book, if one does. A missing or broken metadata.opf says nothing:
+// the book speaks for itself.
+func catalogOf(ctx context.Context, files []index.File) (index.CatalogEntry, bool) {
+	for _, f := range files {
+		dir := filepath.Dir(f.Path)
+		if !calibre.Entry(dir, f.Root) {
+			continue
+		}
+		if e, err := readOPF(ctx, f.Root, filepath.Join(dir, calibre.OPF)); err == nil {
+			return e, true
+		}
+	}
+	return index.CatalogEntry{}, false
+}
+
+// readOPF reads a calibre entry's metadata.opf, through libfile as every
+// file of the library.
+func readOPF(ctx context.Context, root, path string) (index.CatalogEntry, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return index.CatalogEntry{}, err
+	}
+	if fi.Size() > maxOPF {
+		return index.CatalogEntry{}, fmt.Errorf("%s: over %d bytes", path, maxOPF)
+	}
+	data, err := libfile.ReadFile(ctx, root, path, libfile.Want{Size: fi.Size()})
+	if err != nil {
+		return index.CatalogEntry{}, err
+	}
+	var pkg struct {
+		UniqueIdentifier string   `xml:"unique-identifier,attr"`
+		Metadata         meta.OPF `xml:"metadata"`
+	}
+	if err := xhtml.NewXMLDecoder(data).Decode(&pkg); err != nil {
+		return index.CatalogEntry{}, fmt.Errorf("%s: %w", path, err)
+	}
+	info := meta.FromOPF(&pkg.Metadata, pkg.UniqueIdentifier)
+	return index.CatalogEntry{
+		Title: info.Title, Authors: info.Authors, Language: info.Language,
+		Catalog: index.Catalog{
+			Path: path, Series: info.Series, SeriesIndex: info.SeriesIndex, Tags: info.Tags,
+			Publisher: info.Publisher, Published: info.Date, Identifiers: info.Identifiers,
+		},
+	}, nil
+}
+
+// RefreshCatalogs reads again the metadata.opf of the calibre entries that
+// hold books, under scope (nil: everywhere), and stores what changed: an
+// edit in calibre changes the description, never the book's bytes, so no
+// book is ingested again. A path in scope may be the metadata.opf itself.
+// It returns the books whose description changed.
+func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]index.Hash, error) {
+	files, err := w.Files(ctx)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	entries := make(map[string]bool)
+	type read struct {
+		hash  index.Hash
+		entry index.CatalogEntry
+	}
+	var reads []read
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f := files[p]
+		dir := filepath.Dir(p)
+		if scope != nil && !subtree.InAny(dir, scope) && !subtree.InAny(filepath.Join(dir, calibre.OPF), scope) {
+			continue
+		}
+		is, seen := entries[dir]
+		if !seen {
+			is = calibre.Entry(dir, f.Root)
+			entries[dir] = is
+		}
+		if !is {
+			continue
+		}
+		e, err := readOPF(ctx, f.Root, filepath.Join(dir, calibre.OPF))
+		if err != nil {
+			continue // being rewritten, or broken: the book keeps what it had
+		}
+		reads = append(reads, read{f.Hash, e})
+	}
+	// A few hundred books a transaction: a large calibre library's first
+	// sync describes every book.
+	var changed []index.Hash
+	for start := 0; start < len(reads); start += catalogBatch {
+		batch := reads[start:min(start+catalogBatch, len(reads))]
+		var got []index.Hash
+		err := w.Update(ctx, func(t *index.Tx) error {
+			got = got[:0]
+			for _, r := range batch {
+				ok, err := t.SetCatalog(ctx, r.hash, r.entry)
+				if err != nil {
+					return err
+				}
+				if ok {
+					got = append(got, r.hash)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return changed, err
+		}
+		changed = append(changed, got...)
+	}
+	return changed, nil
+}
+
+// catalogBatch is how many books' descriptions one transaction stores.
+const catalogBatch = 256
