@@ -475,16 +475,16 @@ func TestToolsTakeSlugPrefixes(t *testing.T) {
 func TestLibraryStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 	f := newFixture(t)
 	f.write("strip.cbz", "not a book")
-	f.write("scan.djv", "not a book")
+	f.write("scan.cbr", "not a book")
 	f.write("other.cbz", "not a book")
 	f.sync(t)
 	var st retrieve.StatusView
 	text := f.mustCall(t, "library_status", nil, &st)
-	want := []index.Unsupported{{Extension: ".cbz", Files: 2}, {Extension: ".djv", Files: 1}}
+	want := []index.Unsupported{{Extension: ".cbz", Files: 2}, {Extension: ".cbr", Files: 1}}
 	if st.UnsupportedFiles != 3 || !slices.Equal(st.Unsupported, want) {
 		t.Errorf("unsupported: %d %+v", st.UnsupportedFiles, st.Unsupported)
 	}
-	if !strings.Contains(text, "3 files: 2 .cbz, 1 .djv (left out: grimoire does not read these kinds of file)\n") {
+	if !strings.Contains(text, "3 files: 2 .cbz, 1 .cbr (left out: grimoire does not read these kinds of file)\n") {
 		t.Errorf("text:\n%s", text)
 	}
 }

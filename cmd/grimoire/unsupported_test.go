@@ -30,7 +30,7 @@ func unsupportedLine(t *testing.T, lib string) string {
 func TestStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "notes.md"), "# Notes\n\nThe aardvark digs for termites at night.\n")
-	for _, name := range []string{"comics/a.cbz", "comics/b.cbz", "comics/C.CBZ", "scans/atlas.djv", "covers/a.jpg", "covers/b.jpg", "LICENSE"} {
+	for _, name := range []string{"comics/a.cbz", "comics/b.cbz", "comics/C.CBZ", "scans/atlas.cbr", "covers/a.jpg", "covers/b.jpg", "LICENSE"} {
 		writeFile(t, filepath.Join(lib, name), "not a book")
 	}
 	// Names the walk leaves out are not counted: hidden files and folders
@@ -43,22 +43,22 @@ func TestStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 	}
 	ok(t, lib, "sync")
 
-	want := "not read  7 files: 3 .cbz, 2 .jpg, 1 .djv, 1 without an extension (no format grimoire reads)"
+	want := "not read  7 files: 3 .cbz, 2 .jpg, 1 .cbr, 1 without an extension (no format grimoire reads)"
 	if got := unsupportedLine(t, lib); got != want {
 		t.Errorf("status:\n got %q\nwant %q", got, want)
 	}
 	var st unsupportedOut
 	okJSON(t, &st, lib, "status")
-	wantJSON := []index.Unsupported{{Extension: ".cbz", Files: 3}, {Extension: ".jpg", Files: 2}, {Extension: ".djv", Files: 1}, {Extension: "", Files: 1}}
+	wantJSON := []index.Unsupported{{Extension: ".cbz", Files: 3}, {Extension: ".jpg", Files: 2}, {Extension: ".cbr", Files: 1}, {Extension: "", Files: 1}}
 	if st.Files != 7 || !sameUnsupported(st.Unsupported, wantJSON) {
 		t.Errorf("status --json: %+v", st)
 	}
 
 	t.Run("a sync of one folder recounts that folder only", func(t *testing.T) {
 		writeFile(t, filepath.Join(lib, "comics", "d.cbz"), "not a book")
-		writeFile(t, filepath.Join(lib, "scans", "map.djv"), "not a book")
+		writeFile(t, filepath.Join(lib, "scans", "map.cbr"), "not a book")
 		ok(t, lib, "sync", filepath.Join(lib, "comics"))
-		want := "not read  8 files: 4 .cbz, 2 .jpg, 1 .djv, 1 without an extension (no format grimoire reads)"
+		want := "not read  8 files: 4 .cbz, 2 .jpg, 1 .cbr, 1 without an extension (no format grimoire reads)"
 		if got := unsupportedLine(t, lib); got != want {
 			t.Errorf("status:\n got %q\nwant %q", got, want)
 		}
@@ -71,7 +71,7 @@ func TestStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 			}
 		}
 		ok(t, lib, "sync")
-		want := "not read  3 files: 2 .djv, 1 without an extension (no format grimoire reads)"
+		want := "not read  3 files: 2 .cbr, 1 without an extension (no format grimoire reads)"
 		if got := unsupportedLine(t, lib); got != want {
 			t.Errorf("status:\n got %q\nwant %q", got, want)
 		}
