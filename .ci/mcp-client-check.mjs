@@ -36,7 +36,9 @@ async function exercise(client, label) {
   const slug = books.books[0].slug;
   const outline = await call("get_book_outline", { book: slug });
   const ch = outline.chapters[0];
-  await call("get_section", { book: slug, chapter_index: ch.index, section_index: ch.sections[0].index });
+  // A chapter listed without sections is one section: index 0.
+  const section = ch.sections && ch.sections.length ? ch.sections[0].index : 0;
+  await call("get_section", { book: slug, chapter_index: ch.index, section_index: section });
   const found = await call("search", { query: books.books[0].title, queries: ["a second phrasing"], limit: 5 });
   if (!found.results.length) fail(`${label}: search found nothing`);
   const hit = found.results[0];
