@@ -3,6 +3,7 @@ package epub
 import (
 	"errors"
 
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/internal/safezip"
 )
 
@@ -38,11 +39,11 @@ func (a *archive) readFile(name string) ([]byte, error) {
 func zipError(err error) error {
 	switch {
 	case errors.Is(err, safezip.ErrTooLarge):
-		return failf(ErrTooLarge, "%w", err)
+		return doc.Failf(ErrTooLarge, "%w", err)
 	case errors.Is(err, safezip.ErrEncrypted):
-		return failf(ErrDRM, "DRM-protected (%w); grimoire cannot read it", err)
+		return doc.Failf(ErrDRM, "DRM-protected (%w); grimoire cannot read it", err)
 	}
-	return failf(ErrNotEPUB, "not an EPUB: %w", err)
+	return doc.Failf(ErrNotEPUB, "not an EPUB: %w", err)
 }
 
 // entryName returns the clean form of a zip entry name, and false for names

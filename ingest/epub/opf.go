@@ -9,6 +9,7 @@ import (
 
 	goepub "github.com/taylorskalyo/goreader/epub"
 
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/internal/meta"
 	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 )
@@ -89,7 +90,7 @@ func decodeXML(data []byte, v any) error {
 
 func readPackage(a *archive) (*pkg, error) {
 	if !a.has(containerPath) {
-		return nil, failf(ErrNotEPUB, "not an EPUB: no %s", containerPath)
+		return nil, doc.Failf(ErrNotEPUB, "not an EPUB: no %s", containerPath)
 	}
 	data, err := a.readFile(containerPath)
 	if err != nil {
@@ -97,7 +98,7 @@ func readPackage(a *archive) (*pkg, error) {
 	}
 	var c goepub.Container
 	if err := decodeXML(data, &c); err != nil {
-		return nil, failf(ErrNotEPUB, "not an EPUB: %s is not valid XML: %w", containerPath, err)
+		return nil, doc.Failf(ErrNotEPUB, "not an EPUB: %s is not valid XML: %w", containerPath, err)
 	}
 	opfPath, first := "", ""
 	for _, rf := range c.Rootfiles {
@@ -115,9 +116,9 @@ func readPackage(a *archive) (*pkg, error) {
 	}
 	switch {
 	case first == "":
-		return nil, failf(ErrNotEPUB, "not an EPUB: %s names no package document", containerPath)
+		return nil, doc.Failf(ErrNotEPUB, "not an EPUB: %s names no package document", containerPath)
 	case opfPath == "":
-		return nil, failf(ErrNotEPUB, "not an EPUB: container points to %s, which is missing", first)
+		return nil, doc.Failf(ErrNotEPUB, "not an EPUB: container points to %s, which is missing", first)
 	}
 
 	p := &pkg{path: opfPath}
@@ -133,12 +134,12 @@ func readPackage(a *archive) (*pkg, error) {
 	}
 	var opf opfPackage
 	if err := decodeXML(data, &opf); err != nil {
-		return nil, failf(ErrNotEPUB, "not an EPUB: package document %s is not valid XML: %w", opfPath, err)
+		return nil, doc.Failf(ErrNotEPUB, "not an EPUB: package document %s is not valid XML: %w", opfPath, err)
 	}
 	p.meta = meta.FromOPF(&opf.Metadata, opf.UniqueIdentifier)
 	p.resolve(a, &opf)
 	if len(p.spine) == 0 {
-		return nil, failf(ErrNotEPUB, "not an EPUB: the spine of %s lists no content document in the archive", opfPath)
+		return nil, doc.Failf(ErrNotEPUB, "not an EPUB: the spine of %s lists no content document in the archive", opfPath)
 	}
 	return p, nil
 }
@@ -177,7 +178,7 @@ func (p *pkg) readEncryption(a *archive) error {
 }
 
 func drmError(covered string) error {
-	return failf(ErrDRM, "DRM-protected (META-INF/encryption.xml covers the content, %s among it); grimoire cannot read it", covered)
+	return doc.Failf(ErrDRM, "DRM-protected (META-INF/encryption.xml covers the content, %s among it); grimoire cannot read it", covered)
 }
 
 // checkDRM fails a book whose content documents, navigation or NCX are

@@ -44,29 +44,11 @@ var (
 	ErrTooLarge = errors.New("MOBI text too large to read safely")
 )
 
-// parseError carries a user-facing message together with the kind of
-// failure and, where there is one, the underlying error.
-type parseError struct {
-	kind  error
-	msg   string
-	cause error
-}
-
-func (e *parseError) Error() string { return e.msg }
-
-func (e *parseError) Unwrap() []error {
-	if e.cause != nil {
-		return []error{e.kind, e.cause}
-	}
-	return []error{e.kind}
-}
-
 // failf returns an error of the given kind whose message is the kind's
 // text, a colon, and the formatted details; a %w verb in format also makes
 // its operand a cause.
 func failf(kind error, format string, args ...any) error {
-	err := fmt.Errorf(format, args...)
-	return &parseError{kind: kind, msg: kind.Error() + ": " + err.Error(), cause: errors.Unwrap(err)}
+	return doc.Failf(kind, "%s: "+format, append([]any{kind.Error()}, args...)...)
 }
 
 // limits bound what one book may cost. They are values, not package state,
