@@ -2,42 +2,16 @@ package epub
 
 import (
 	"flag"
-	"fmt"
-	goldenfile "github.com/grimoire-search/grimoire/internal/golden"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files under testdata/golden from the parser's output")
-
-// dump renders a document as stable, reviewable text: the metadata, the
-// outline with anchors, then every block's kind, anchor and text.
-func dump(d *doc.Document) string {
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "title: %q\n", d.Title)
-	fmt.Fprintf(&sb, "authors: %q\n", d.Authors)
-	fmt.Fprintf(&sb, "language: %q\n", d.Language)
-	fmt.Fprintf(&sb, "source: %s\n", d.SourceType)
-	for ci, ch := range d.Chapters {
-		fmt.Fprintf(&sb, "chapter %d %q %s\n", ci+1, ch.Title, ch.Anchor)
-		for si, s := range ch.Sections {
-			fmt.Fprintf(&sb, "  section %d.%d %q %s\n", ci+1, si+1, s.Title, s.Anchor)
-			for _, b := range s.Blocks {
-				fmt.Fprintf(&sb, "    %s %s\n", b.Kind, b.Anchor)
-				for ln := range strings.SplitSeq(b.Text, "\n") {
-					fmt.Fprintf(&sb, "      |%s\n", ln)
-				}
-			}
-		}
-	}
-	return sb.String()
-}
 
 // zipDir packs a fixture directory into an EPUB: the mimetype entry first and
 // stored, as the OCF format asks, then the other files in name order.
@@ -91,21 +65,7 @@ func TestGolden(t *testing.T) {
 		n++
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			d := mustParse(t, zipDir(t, dir))
-			got := dump(d)
-			golden := dir + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run go test -update to accept):\n%s", golden, goldenfile.LineDiff(string(want), got))
-			}
+			doctest.Golden(t, dir+".golden", doctest.Dump(d), *update)
 		})
 	}
 	if n == 0 {

@@ -4,33 +4,16 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	goldenfile "github.com/grimoire-search/grimoire/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 )
 
 var update = flag.Bool("update", false, "rewrite the .golden files under testdata/golden from the parser's output")
-
-// kindName names a block kind in dumps.
-func kindName(k doc.BlockKind) string {
-	switch k {
-	case doc.Paragraph:
-		return "paragraph"
-	case doc.Code:
-		return "code"
-	case doc.List:
-		return "list"
-	case doc.Table:
-		return "table"
-	case doc.Quote:
-		return "quote"
-	}
-	return fmt.Sprintf("kind(%d)", int(k))
-}
 
 // dump renders a document as stable, reviewable text: the outline with
 // anchors, then every block's kind, line and text.
@@ -45,7 +28,7 @@ func dump(d *doc.Document) string {
 		for si, s := range ch.Sections {
 			fmt.Fprintf(&sb, "  section %d.%d %q %s\n", ci+1, si+1, s.Title, s.Anchor)
 			for _, b := range s.Blocks {
-				fmt.Fprintf(&sb, "    L%d %s\n", b.Line, kindName(b.Kind))
+				fmt.Fprintf(&sb, "    L%d %s\n", b.Line, b.Kind)
 				for ln := range strings.SplitSeq(b.Text, "\n") {
 					fmt.Fprintf(&sb, "      |%s\n", ln)
 				}
@@ -76,21 +59,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			got := dump(d)
-			golden := strings.TrimSuffix(f, ".md") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (run go test -update to accept):\n%s", golden, goldenfile.LineDiff(string(want), got))
-			}
+			doctest.Golden(t, strings.TrimSuffix(f, ".md")+".golden", dump(d), *update)
 		})
 	}
 }
