@@ -84,27 +84,8 @@ func count(ctx context.Context, db *index.DB, f index.BookFilter) (int, error) {
 // noAuthor says that no book's author contains author, with the authors
 // nearest to it.
 func noAuthor(author string, books []index.Book) string {
-	msg := fmt.Sprintf("no book's author contains %.80q", author)
-	// Compared in lower case, as the filter is; suggested as written.
-	written := make(map[string]string)
-	var names []string
-	for _, b := range books {
-		for _, a := range b.Authors {
-			l := strings.ToLower(a)
-			if _, ok := written[l]; !ok {
-				written[l] = a
-				names = append(names, l)
-			}
-		}
-	}
-	near := suggest.Closest(strings.ToLower(author), names, 3)
-	if len(near) == 0 {
-		return msg
-	}
-	for i, n := range near {
-		near[i] = written[n]
-	}
-	return msg + ": did you mean " + suggest.List(near) + "?"
+	return nearest(fmt.Sprintf("no book's author contains %.80q", author), author, books,
+		func(b index.Book) []string { return b.Authors })
 }
 
 // noType says that no book is of type typ, and which types the books are.
@@ -153,6 +134,10 @@ func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
 	if f.Tag == "" && f.Series == "" {
 		return nil
 	}
+	// Most lists name a tag that exists: only a miss reads every book.
+	if n, err := count(ctx, db, index.BookFilter{Tag: f.Tag, Series: f.Series}); err != nil || n > 0 {
+		return err
+	}
 	books, err := db.Books(ctx, index.BookFilter{})
 	if err != nil {
 		return err
@@ -190,7 +175,7 @@ func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []in
 	return why, nil
 }
 
-// nearest adds to msg the names of the books nearest to typo, compared in
+// nearest adds to msg the books' names nearest to typo, compared in
 // lower case and suggested as written.
 func nearest(msg, typo string, books []index.Book, names func(index.Book) []string) string {
 	written := make(map[string]string)
