@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/ingest/pdf/internal/pdfium"
+	nouns "github.com/grimoire-search/grimoire/internal/plural"
 )
 
 // rawPage is what PDFium gave for one page.
@@ -186,7 +187,7 @@ func (p *parse) extract(ctx context.Context, data []byte) ([]*rawPage, *pdfiumDo
 		}
 		e.log.Warn("pdf: page skipped", "page", page+1, "err", err)
 		if failed > maxFailed {
-			return fmt.Errorf("%w: PDFium failed on %d pages (page %d: %v)", ErrDamaged, failed, page+1, firstErr)
+			return fmt.Errorf("%w: PDFium failed on %s (page %d: %v)", ErrDamaged, nouns.Count(failed, "page"), page+1, firstErr)
 		}
 		return nil
 	}

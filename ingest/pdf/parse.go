@@ -14,6 +14,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/pdf/internal/pdfium"
+	nouns "github.com/grimoire-search/grimoire/internal/plural"
 )
 
 // parse is one document on its way through the parser.
@@ -190,9 +191,9 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 	}
 	if letters == 0 {
 		if chars == 0 {
-			return fmt.Errorf("%w: no text layer — needs OCR (%s of images or drawings only)", doc.ErrNoText, plural(len(raw), "page"))
+			return fmt.Errorf("%w: no text layer — needs OCR (%s of images or drawings only)", doc.ErrNoText, nouns.Count(len(raw), "page"))
 		}
-		return fmt.Errorf("%w: no text layer — needs OCR (its %s of text map to no readable characters: fonts without a Unicode mapping)", doc.ErrNoText, plural(chars, "character"))
+		return fmt.Errorf("%w: no text layer — needs OCR (its %s of text map to no readable characters: fonts without a Unicode mapping)", doc.ErrNoText, nouns.Count(chars, "character"))
 	}
 	if len(raw) >= 4 && 2*empty > len(raw) {
 		// Indexed for what text it has; the rest would need OCR.
@@ -210,13 +211,6 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 		return fmt.Errorf("%w: no text layer — needs OCR (its only text is running heads and page numbers)", doc.ErrNoText)
 	}
 	return nil
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // joinAcrossPages mends words hyphenated across a page break: the word's
