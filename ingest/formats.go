@@ -15,6 +15,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/fb2"
 	"github.com/grimoire-search/grimoire/ingest/html"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
+	"github.com/grimoire-search/grimoire/ingest/mdbook"
 	"github.com/grimoire-search/grimoire/ingest/mobi"
 	"github.com/grimoire-search/grimoire/ingest/odt"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
@@ -113,6 +114,9 @@ func Formats() Registry {
 			NoTextHint: "no text found: the page's text may be written by scripts, which grimoire does not run; save the page from the browser once it shows the text",
 			open:       stateless(html.Parse),
 		},
+		// A folder, not a file: no extension names it. The walk finds it
+		// (see internal/mdbook) and the pipeline reads its files.
+		{Type: doc.MDBook, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
 		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
 		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
 	}
