@@ -52,6 +52,10 @@ type Format struct {
 	// text, unless its parser's error already names OCR; empty: "no text
 	// found".
 	NoTextHint string
+	// Folder: the format's books are folders, which the walk finds (see
+	// internal/mdbook); no extension names them, and the pipeline hands
+	// the parser the folder's files as one stream of bytes.
+	Folder bool
 	// open makes the format's parser. A parser that holds something until
 	// closed (PDFium) implements io.Closer; Parsers closes it.
 	open func(log *slog.Logger) parser
@@ -114,9 +118,7 @@ func Formats() Registry {
 			NoTextHint: "no text found: the page's text may be written by scripts, which grimoire does not run; save the page from the browser once it shows the text",
 			open:       stateless(html.Parse),
 		},
-		// A folder, not a file: no extension names it. The walk finds it
-		// (see internal/mdbook) and the pipeline reads its files.
-		{Type: doc.MDBook, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
+		{Type: doc.MDBook, Folder: true, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
 		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
 		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
 	}

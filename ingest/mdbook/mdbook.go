@@ -142,12 +142,15 @@ func (b *builder) add(ctx context.Context, e entry, data []byte) error {
 	if err != nil {
 		return err
 	}
-	// The entry's own title names its opening section, in the path of the
-	// entries it is nested in below its chapter; its chapter's opening
-	// section is the chapter's.
-	prefix := strings.Join(b.heads[1:], " › ")
+	// Sections are named by the path of entries below the chapter, then
+	// the file's headings: "Data Types › Scalar Types". A chapter's own
+	// file opens with a section named as the entry, without its part.
+	path := b.heads
+	if level > 0 {
+		path = b.heads[1:]
+	}
 	ch := &b.chapters[len(b.chapters)-1]
-	ch.Sections = append(ch.Sections, sections(pieces, prefix, e.File)...)
+	ch.Sections = append(ch.Sections, sections(pieces, strings.Join(path, " › "), e.File)...)
 	return nil
 }
 
