@@ -15,6 +15,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/fb2"
 	"github.com/grimoire-search/grimoire/ingest/html"
 	"github.com/grimoire-search/grimoire/ingest/markdown"
+	"github.com/grimoire-search/grimoire/ingest/mdbook"
 	"github.com/grimoire-search/grimoire/ingest/mobi"
 	"github.com/grimoire-search/grimoire/ingest/odt"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
@@ -51,6 +52,10 @@ type Format struct {
 	// text, unless its parser's error already names OCR; empty: "no text
 	// found".
 	NoTextHint string
+	// Folder: the format's books are folders, which the walk finds (see
+	// internal/mdbook); no extension names them, and the pipeline hands
+	// the parser the folder's files as one stream of bytes.
+	Folder bool
 	// open makes the format's parser. A parser that holds something until
 	// closed (PDFium) implements io.Closer; Parsers closes it.
 	open func(log *slog.Logger) parser
@@ -113,6 +118,7 @@ func Formats() Registry {
 			NoTextHint: "no text found: the page's text may be written by scripts, which grimoire does not run; save the page from the browser once it shows the text",
 			open:       stateless(html.Parse),
 		},
+		{Type: doc.MDBook, Folder: true, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
 		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
 		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
 	}

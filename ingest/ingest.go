@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -26,6 +27,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	folder "github.com/grimoire-search/grimoire/internal/mdbook"
 	"github.com/grimoire-search/grimoire/subword"
 )
 
@@ -714,7 +716,11 @@ func readContent(ctx context.Context, b index.Book, files []index.File) (string,
 	}
 	var lastErr error
 	for _, f := range files {
-		data, err := libfile.ReadFile(ctx, f.Root, f.Path, libfile.Want{Size: f.Size, Ino: f.Inode})
+		read := libfile.ReadFile
+		if f.SourceType == folder.Type {
+			read = readFolderBook
+		}
+		data, err := read(ctx, f.Root, f.Path, libfile.Want{Size: f.Size, Ino: f.Inode})
 		if err != nil {
 			if ctx.Err() != nil {
 				return f.Path, nil, ctx.Err()
@@ -729,6 +735,31 @@ func readContent(ctx context.Context, b index.Book, files []index.File) (string,
 		return f.Path, data, nil
 	}
 	return files[0].Path, nil, lastErr
+}
+
+// readFolderBook reads the mdBook whose SUMMARY.md is at path as the walk
+// did (see internal/mdbook): its chapter files, through libfile, after the
+// list of them. want.Size is the size of all its files when the walk saw
+// them; Ino stands for their identities.
+func readFolderBook(ctx context.Context, root, path string, want libfile.Want) ([]byte, error) {
+	b, err := folder.LoadAt(ctx, root, path)
+	if err != nil {
+		return nil, err
+	}
+	if b.Size() != want.Size || (want.Ino != 0 && b.ID() != want.Ino) {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: libfile.ErrChanged}
+	}
+	n, err := b.Len()
+	if err != nil {
+		return nil, err
+	}
+	r := b.Reader(ctx)
+	defer r.Close()
+	data := make([]byte, n)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 func unwrapPath(err error) error {

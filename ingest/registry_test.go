@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/doc"
+	folder "github.com/grimoire-search/grimoire/internal/mdbook"
 )
 
 func TestTypeOf(t *testing.T) {
@@ -50,8 +52,11 @@ func TestTypeOf(t *testing.T) {
 func TestRegistryEntries(t *testing.T) {
 	owner := make(map[string]string)
 	for _, f := range Formats() {
-		if f.Type == "" || f.open == nil || len(f.Extensions) == 0 {
+		if f.Type == "" || f.open == nil || len(f.Extensions) == 0 && !f.Folder {
 			t.Errorf("format %q lacks a type, a parser or extensions", f.Type)
+		}
+		if f.Folder && len(f.Extensions) > 0 {
+			t.Errorf("folder format %q has extensions", f.Type)
 		}
 		for _, ext := range f.Extensions {
 			if !strings.HasPrefix(ext, ".") || ext != strings.ToLower(ext) {
@@ -62,6 +67,16 @@ func TestRegistryEntries(t *testing.T) {
 			}
 			owner[ext] = f.Type
 		}
+	}
+}
+
+// TestFolderFormat checks that the walk and the parser agree on what an
+// mdBook folder's bytes are: the walk writes them (internal/mdbook), the
+// parser reads them (ingest/mdbook).
+func TestFolderFormat(t *testing.T) {
+	f, ok := Formats().lookup(folder.Type)
+	if !ok || !f.Folder || f.Magic != folder.Magic || folder.Type != doc.MDBook {
+		t.Errorf("mdbook format: %+v, want type %q with magic %q", f, folder.Type, folder.Magic)
 	}
 }
 

@@ -87,6 +87,9 @@ const (
 	moveSource
 	// held: the removal is held back for want of evidence; the row stays.
 	held
+	// absorbed: the file is there, but as part of an mdBook it is no book
+	// of its own any more; the row goes, with no removal to judge or count.
+	absorbed
 )
 
 type goneRow struct {
@@ -213,7 +216,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 
 	var removals []index.File
 	for _, f := range sf.gone {
-		if !consumed[f.Path] {
+		if !consumed[f.Path] && !sv.walk.inBook[f.Path] {
 			removals = append(removals, f)
 		}
 	}
@@ -223,6 +226,8 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 		switch {
 		case consumed[f.Path]:
 			g.fate = moveSource
+		case sv.walk.inBook[f.Path]:
+			g.fate = absorbed
 		case p.removals.held[s.rootKey(f)] != "":
 			g.fate = held
 		}

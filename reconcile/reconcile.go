@@ -22,6 +22,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/internal/mdbook"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
@@ -44,6 +45,10 @@ type Options struct {
 	// entry's formats (see internal/calibre): one book per entry. nil
 	// treats a calibre library as any folder.
 	CalibrePrefer []string
+	// MDBook takes an mdBook folder (a SUMMARY.md, with or without a
+	// book.toml; see internal/mdbook) for one book; false reads its
+	// Markdown files as books each.
+	MDBook bool
 	// HashWorkers hash files in parallel; default min(4, GOMAXPROCS).
 	HashWorkers int
 	// BatchSize is the number of path changes per transaction; default 256.
@@ -152,6 +157,17 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			scope = append(scope, p)
 			continue
 		}
+		if dir := s.bookFolder(p, root); dir != "" {
+			// A file of an mdBook is judged with the others: the book's
+			// folder is looked at again.
+			if !res.covered[dir] {
+				scope = append(scope, dir)
+				if err := s.walkDir(ctx, root, dir, res); err != nil {
+					return Result{}, err
+				}
+			}
+			continue
+		}
 		fi, err := os.Lstat(p)
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && s.opts.CalibrePrefer != nil && s.entryChanged(p, root):
@@ -201,6 +217,30 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 	}
 	vanished := func(f index.File) bool { return subtree.InAny(f.Path, scope) }
 	return s.apply(ctx, res, vanished, scope, false)
+}
+
+// bookFolder returns the folder of the mdBook that p (a file or folder,
+// existing or not) may change, or "": the highest folder from p's up that
+// holds a SUMMARY.md or a book.toml, or, when p was one of those and is
+// gone, its folder, whose files are books of their own again.
+func (s *scanner) bookFolder(p, root string) string {
+	if !s.opts.MDBook {
+		return ""
+	}
+	dir := filepath.Dir(p)
+	fi, err := os.Lstat(p)
+	if err == nil && fi.IsDir() {
+		dir = p
+	}
+	if f := mdbook.Folder(dir, root); f != "" {
+		return f
+	}
+	if base := filepath.Base(p); errors.Is(err, fs.ErrNotExist) && (base == mdbook.SummaryName || base == mdbook.ConfigName) {
+		if st, err := os.Lstat(dir); err == nil && st.IsDir() {
+			return dir
+		}
+	}
+	return ""
 }
 
 // entryChanged reports whether the missing path p was a calibre entry's
@@ -540,6 +580,15 @@ func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile
 		}
 	}
 	start := time.Now().UnixNano()
+	if e.book != nil {
+		r := e.book.Reader(ctx)
+		defer r.Close()
+		h, _, err := index.HashReader(r, buf)
+		if err != nil {
+			return hashedFile{}, err
+		}
+		return hashedFile{entry: e, hash: h, verifiedNS: start}, nil
+	}
 	f, err := libfile.Open(e.root, e.path, libfile.Want{Size: e.size, Dev: e.dev, Ino: e.inode})
 	if err != nil {
 		return hashedFile{}, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/internal/mdbook"
 )
 
 // entry is a candidate file found by the walk, with what a stat told.
@@ -23,6 +24,10 @@ type entry struct {
 	inode   uint64
 	dev     uint64 // 0 where a stat does not tell (Windows)
 	typ     string
+	// book is the mdBook read from the folder whose SUMMARY.md is path;
+	// size, mtime and inode then stand for all its files (see
+	// mdbook.Book's Size, ModTime and ID).
+	book *mdbook.Book
 }
 
 // walkResult is what a walk of some roots or directories found.
@@ -47,10 +52,14 @@ type walkResult struct {
 	passedOver []problem
 	// roots are the library folders this pass looked at.
 	roots map[string]*rootSeen
+	// inBook are the files of the mdBooks found (SUMMARY.md, book.toml,
+	// the chapters), which are no books of their own.
+	inBook map[string]bool
 }
 
 func newWalkResult() *walkResult {
-	return &walkResult{files: make(map[string]entry), covered: make(map[string]bool), roots: make(map[string]*rootSeen), unsupported: make(map[string]string)}
+	return &walkResult{files: make(map[string]entry), covered: make(map[string]bool), roots: make(map[string]*rootSeen),
+		unsupported: make(map[string]string), inBook: make(map[string]bool)}
 }
 
 type problem struct {
@@ -122,6 +131,9 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 	}
 	res.covered[dir] = true
 	inEntry := s.calibreEntry(dir, root, ents)
+	if err := s.folderBook(ctx, root, dir, ents, res); err != nil {
+		return err
+	}
 	var entryBooks []bookFile
 	for _, d := range ents {
 		name := d.Name()
@@ -138,6 +150,9 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 			}
 			continue
 		case !t.IsRegular():
+			continue
+		}
+		if res.inBook[p] {
 			continue
 		}
 		typ := s.opts.Formats.TypeOf(p)
@@ -165,6 +180,48 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 	}
 	return s.takeOne(root, entryBooks, res)
+}
+
+// folderBook takes the mdBook whose folder is dir, listed as ents, for one
+// book (see internal/mdbook): its SUMMARY.md stands for it, and its files
+// are no books of their own. A SUMMARY.md that names no chapter file there
+// makes no book; the files are then books each.
+func (s *scanner) folderBook(ctx context.Context, root, dir string, ents []fs.DirEntry, res *walkResult) error {
+	if !s.opts.MDBook {
+		return nil
+	}
+	hasSummary, hasConfig := false, false
+	for _, d := range ents {
+		if d.Type().IsRegular() {
+			hasSummary = hasSummary || d.Name() == mdbook.SummaryName
+			hasConfig = hasConfig || d.Name() == mdbook.ConfigName
+		}
+	}
+	if !hasSummary && !hasConfig {
+		return nil
+	}
+	summary, cfg, err := mdbook.Find(ctx, root, dir, hasConfig)
+	if err == nil && summary != "" && !res.inBook[summary] {
+		var b *mdbook.Book
+		if b, err = mdbook.Load(ctx, root, summary, cfg); err == nil && len(b.Members) > 0 {
+			for _, p := range b.Paths() {
+				res.inBook[p] = true
+			}
+			s.addEntry(entry{path: summary, root: root, size: b.Size(), mtimeNS: b.ModTime().UnixNano(), inode: b.ID(), typ: mdbook.Type, book: b}, res)
+		}
+	}
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		at := summary
+		if at == "" {
+			at = cfg
+		}
+		res.problems = append(res.problems, problem{path: at, persistent: true,
+			reason: fmt.Sprintf("not read as an mdBook (%v); its Markdown files are books of their own", unwrapPath(err))})
+	}
+	return nil
 }
 
 type bookFile struct {
@@ -259,27 +316,37 @@ func extension(name string) string {
 const DefaultMaxFileSize = 512 << 20
 
 func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) error {
-	if seen := res.roots[root]; seen != nil {
+	dev, _ := libfile.IDOf(fi)
+	s.addEntry(entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), dev: dev, typ: typ}, res)
+	return nil
+}
+
+// addEntry takes a book's file for the pass, unless it is too large or
+// empty.
+func (s *scanner) addEntry(e entry, res *walkResult) {
+	if seen := res.roots[e.root]; seen != nil {
 		seen.files++
 	}
-	if s.opts.MaxFileSize > 0 && fi.Size() > s.opts.MaxFileSize {
+	if s.opts.MaxFileSize > 0 && e.size > s.opts.MaxFileSize {
+		what := "file"
+		if e.book != nil {
+			what = "book"
+		}
 		res.skipped++
-		res.blocked = append(res.blocked, p)
-		res.problems = append(res.problems, problem{path: p, persistent: true,
-			reason: fmt.Sprintf("file is %s, over the size limit of %s; raise max_file_size_mb to index it", humanBytes(fi.Size()), humanBytes(s.opts.MaxFileSize))})
-		return nil
+		res.blocked = append(res.blocked, e.path)
+		res.problems = append(res.problems, problem{path: e.path, persistent: true,
+			reason: fmt.Sprintf("%s is %s, over the size limit of %s; raise max_file_size_mb to index it", what, humanBytes(e.size), humanBytes(s.opts.MaxFileSize))})
+		return
 	}
-	if fi.Size() == 0 {
+	if e.size == 0 {
 		// Every empty file has the same hash: as a book it would take
 		// the format of whichever path came first. It is nothing to
 		// index; a path that held a book no longer does.
 		res.skipped++
-		res.problems = append(res.problems, problem{path: p, persistent: true, reason: emptyReason})
-		return nil
+		res.problems = append(res.problems, problem{path: e.path, persistent: true, reason: emptyReason})
+		return
 	}
-	dev, _ := libfile.IDOf(fi)
-	res.files[p] = entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), dev: dev, typ: typ}
-	return nil
+	res.files[e.path] = e
 }
 
 func unwrapPath(err error) error {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/mdbook"
 )
 
 // Library is the read side of grimoire as people and models see it: what
@@ -406,9 +407,21 @@ func placeView(h index.Hit) PlaceView {
 		ChapterIndex: h.ChapterIndex, SectionIndex: h.SectionIndex, ChunkIndex: h.Index,
 		Chapter: h.ChapterTitle, Section: h.SectionTitle, PageStart: page(h.PageStart), PageEnd: page(h.PageEnd),
 		PageLabelStart: pageLabel(h.Book, h.PageStart), PageLabelEnd: pageLabel(h.Book, h.PageEnd),
-		Anchor: h.Anchor, Path: firstPath(h.Book), Paths: nonNilStrings(h.Book.Paths),
+		Anchor: h.Anchor, Path: placePath(h.Book, h.Anchor), Paths: nonNilStrings(h.Book.Paths),
 		Citation: citation(h.Book, h.ChapterTitle, h.SectionTitle, h.PageStart, h.PageEnd),
 	}
+}
+
+// placePath is the file that holds a passage: the book's file, or for a
+// book kept as a folder (an mdBook), the chapter file its anchor names.
+func placePath(b index.Book, anchor string) string {
+	p := firstPath(b)
+	if b.SourceType == mdbook.Type {
+		if f := mdbook.ChapterFile(p, anchor); f != "" {
+			return f
+		}
+	}
+	return p
 }
 
 // Elsewhere returns the hit as each of the places in AlsoIn holds it: the

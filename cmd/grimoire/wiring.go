@@ -125,6 +125,7 @@ func (a *app) reconcileOptions() reconcile.Options {
 		MaxFileSize: a.cfg.MaxFileSize << 20,
 		// Never nil: an empty list still reads calibre entries as one book.
 		CalibrePrefer: append([]string{}, a.cfg.Calibre.Prefer...),
+		MDBook:        true,
 		Logger:        a.log,
 	}
 }

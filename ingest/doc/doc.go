@@ -33,6 +33,9 @@ const (
 	RTF  = "rtf"
 	// DjVu is a scanned document with a hidden text layer (.djvu, .djv).
 	DjVu = "djvu"
+	// MDBook is a book written as a folder of Markdown files whose
+	// SUMMARY.md lists the chapters (mdBook's layout).
+	MDBook = "mdbook"
 )
 
 // Document is one parsed book.

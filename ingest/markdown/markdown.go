@@ -36,24 +36,10 @@ const ctxCheckEvery = 256
 // The error is non-nil only when ctx is done or the Markdown parser failed
 // internally; a file without text yields a Document without chapters.
 func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("markdown: %w", err)
-	}
-	src := normalize(data)
-	fm, body, bodyLine := splitFrontMatter(src)
-	body = limitNesting(body)
-
-	root, err := parseAST(ctx, body)
+	items, fm, err := parseItems(ctx, data)
 	if err != nil {
 		return nil, err
 	}
-
-	c := converter{src: body, lines: newLineIndex(body, bodyLine)}
-	items, err := c.collect(ctx, root)
-	if err != nil {
-		return nil, err
-	}
-
 	chapters, title := buildChapters(items, fm.title)
 	return &doc.Document{
 		Title:      title,
@@ -62,6 +48,53 @@ func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 		SourceType: doc.Markdown,
 		Chapters:   chapters,
 	}, nil
+}
+
+// Piece is one top-level piece of a Markdown file in source order: a
+// heading, or a block of text.
+type Piece struct {
+	Heading bool
+	// Level is a heading's level, 1–6.
+	Level int
+	// Title is a heading's text.
+	Title string
+	// Line is a heading's 1-based line; a block's is in Block.
+	Line  int
+	Block doc.Block
+}
+
+// Pieces reads data as Parse does (front matter dropped, lines as in data)
+// and returns its headings and blocks in order, for a reader that lays out
+// chapters its own way: an mdBook's chapter files, whose book-wide outline
+// comes from its SUMMARY.md.
+func Pieces(ctx context.Context, data []byte) ([]Piece, error) {
+	items, _, err := parseItems(ctx, data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Piece, len(items))
+	for i, it := range items {
+		out[i] = Piece{Heading: it.heading, Level: it.level, Title: it.title, Line: it.line, Block: it.block}
+	}
+	return out, nil
+}
+
+// parseItems reads data into its front matter and its top-level items.
+func parseItems(ctx context.Context, data []byte) ([]item, frontMatter, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, frontMatter{}, fmt.Errorf("markdown: %w", err)
+	}
+	src := normalize(data)
+	fm, body, bodyLine := splitFrontMatter(src)
+	body = limitNesting(body)
+
+	root, err := parseAST(ctx, body)
+	if err != nil {
+		return nil, fm, err
+	}
+	c := converter{src: body, lines: newLineIndex(body, bodyLine)}
+	items, err := c.collect(ctx, root)
+	return items, fm, err
 }
 
 // parseAST runs goldmark over the body in its own goroutine, so that Parse

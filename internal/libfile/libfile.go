@@ -79,6 +79,21 @@ func Open(root, path string, want Want) (*File, error) {
 	return &File{f: f, info: info}, nil
 }
 
+// Stat tells what Open would find at path, by the same rules (no link
+// followed below root, a regular file only), without reading it.
+func Stat(root, path string) (Info, error) {
+	parts, err := below(root, path)
+	if err != nil {
+		return Info{}, err
+	}
+	f, info, err := open(root, path, parts)
+	if err != nil {
+		return Info{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	f.Close()
+	return info, nil
+}
+
 // below splits path into its parts below root.
 func below(root, path string) ([]string, error) {
 	rel, err := filepath.Rel(root, path)
