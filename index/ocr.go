@@ -129,7 +129,7 @@ SELECT coalesce((SELECT min(f.path) FROM file f WHERE f.hash = b.hash), b.origin
 FROM book b
 LEFT JOIN ocr_book o ON o.hash = b.hash
 LEFT JOIN pages p ON p.hash = b.hash
-WHERE o.hash IS NOT NULL OR (p.low IS NOT NULL AND p.low != '[]')
+WHERE (o.hash IS NOT NULL AND b.status != 'failed') OR (p.low IS NOT NULL AND p.low != '[]')
 ORDER BY 1`, LowConfidence)
 	if err != nil {
 		return nil, fmt.Errorf("books read by OCR: %w", err)

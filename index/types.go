@@ -220,6 +220,7 @@ type Counters struct {
 	Ingested int `json:"ingested"` // books that became ready
 	Pruned   int `json:"pruned"`   // books removed from the index
 	Failed   int `json:"failed"`   // books that failed to ingest
+	NeedsOCR int `json:"needs_ocr"` // books whose scanned pages wait for OCR (no tesseract)
 }
 
 // Add adds o's counts to c.
@@ -237,6 +238,7 @@ func (c *Counters) Add(o Counters) {
 	c.Ingested += o.Ingested
 	c.Pruned += o.Pruned
 	c.Failed += o.Failed
+	c.NeedsOCR += o.NeedsOCR
 }
 
 // Unsupported counts the library's files of one extension that are no
