@@ -14,9 +14,11 @@ import (
 )
 
 // BooksToIngest returns the books that are pending or parsed, oldest first,
-// each with the paths that hold it.
+// each with the paths that hold it; books known to need OCR come after the
+// others, which they would hold up for long.
 func (d *DB) BooksToIngest(ctx context.Context) ([]Book, error) {
-	return d.queryBooks(ctx, `WHERE b.status IN ('pending', 'parsed') ORDER BY b.id`)
+	return d.queryBooks(ctx, `WHERE b.status IN ('pending', 'parsed')
+ORDER BY EXISTS (SELECT 1 FROM ocr_book o WHERE o.hash = b.hash), b.id`)
 }
 
 // BookMeta is what parsing learns about a book.

@@ -245,6 +245,30 @@ ALTER TABLE book ADD COLUMN published TEXT NOT NULL DEFAULT '';
 ALTER TABLE book ADD COLUMN identifiers TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE book ADD COLUMN catalog_path TEXT NOT NULL DEFAULT '';
 `,
+	// 13: OCR of scanned pages. ocr_page holds each page's recognised text
+	// as soon as it is read, so that an interrupted run never reads a page
+	// twice, and a reindex lays the book out again without OCR. ocr_book
+	// holds the books whose scans are still to be read: how many scanned
+	// pages they have, and why they wait ('' while they are due).
+	`
+CREATE TABLE ocr_page (
+	hash       TEXT NOT NULL,
+	page       INTEGER NOT NULL, -- 1-based
+	text       TEXT NOT NULL,
+	words      INTEGER NOT NULL,
+	confidence REAL NOT NULL,    -- mean word confidence, 0 to 100
+	PRIMARY KEY (hash, page)
+) WITHOUT ROWID;
+CREATE TABLE ocr_book (
+	hash    TEXT PRIMARY KEY,
+	pages   INTEGER NOT NULL,
+	waiting TEXT NOT NULL DEFAULT ''
+);
+CREATE TRIGGER book_ocr_delete AFTER DELETE ON book BEGIN
+	DELETE FROM ocr_page WHERE hash = old.hash;
+	DELETE FROM ocr_book WHERE hash = old.hash;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -14,7 +14,7 @@ type Status struct {
 	Books          int
 	Files          int
 	Chunks         int
-	Pending        int // books waiting to be parsed
+	Pending        int // books waiting to be parsed (those waiting for OCR are in OCR)
 	Parsed         int // books parsed, chunks still being embedded
 	Ready          int
 	Failed         int
@@ -24,6 +24,9 @@ type Status struct {
 	// Failures are failed books (with a path that holds them) and files
 	// that could not be indexed at all.
 	Failures []Failure
+	// OCR are the books whose scanned pages wait for OCR or are being
+	// recognised, and the books done with pages of low confidence.
+	OCR []OCRBook
 	// Held are the removals held back for want of evidence.
 	Held []Hold
 	// Unsupported counts the library's files that are no book grimoire
@@ -43,7 +46,7 @@ SELECT
 	(SELECT count(*) FROM book),
 	(SELECT count(*) FROM file),
 	(SELECT count(*) FROM chunk),
-	(SELECT count(*) FROM book WHERE status = 'pending'),
+	(SELECT count(*) FROM book b WHERE status = 'pending' AND NOT EXISTS (SELECT 1 FROM ocr_book o WHERE o.hash = b.hash AND o.waiting != '')),
 	(SELECT count(*) FROM book WHERE status = 'parsed'),
 	(SELECT count(*) FROM book WHERE status = 'ready'),
 	(SELECT count(*) FROM book WHERE status = 'failed'),
@@ -72,6 +75,9 @@ ORDER BY 1`)
 		s.Failures = append(s.Failures, f)
 	}
 	rows.Close()
+	if s.OCR, err = d.OCRBooks(ctx); err != nil {
+		return s, err
+	}
 	if s.Held, err = d.Holds(ctx); err != nil {
 		return s, err
 	}
@@ -106,13 +112,14 @@ type Progress struct {
 
 // Progress says how far indexing has got, cheaply enough to run before
 // every search: with nothing left to index it is one seek in the status
-// index, else two counts over it. Failed books are in neither count: they
-// will not become ready by waiting.
+// index, else two counts over it. Failed books are in neither count, nor
+// are books waiting for tesseract to be installed: they will not become
+// ready by waiting.
 func (d *DB) Progress(ctx context.Context) (Progress, error) {
 	var p Progress
 	err := d.db.QueryRowContext(ctx, `
 SELECT
-	(SELECT count(*) FROM book WHERE status IN ('pending', 'parsed')),
+	(SELECT count(*) FROM book WHERE status IN ('pending', 'parsed')) - (SELECT count(*) FROM ocr_book WHERE waiting != ''),
 	CASE WHEN EXISTS (SELECT 1 FROM book WHERE status IN ('pending', 'parsed'))
 		THEN (SELECT count(*) FROM book WHERE status = 'ready') ELSE 0 END`).Scan(&p.Indexing, &p.Ready)
 	if err != nil {

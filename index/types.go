@@ -207,19 +207,20 @@ type Hold struct {
 
 // Counters are one reconcile-and-ingest run's numbers.
 type Counters struct {
-	Scanned  int `json:"scanned"`  // files seen by the walk
-	Hashed   int `json:"hashed"`   // files read and hashed
-	New      int `json:"new"`      // books created for unknown content
-	Changed  int `json:"changed"`  // known paths whose content changed
-	Moved    int `json:"moved"`    // paths whose content appeared at a new path
-	Copied   int `json:"copied"`   // new paths holding already-known content
-	Removed  int `json:"removed"`  // paths gone from the library
-	Held     int `json:"held"`     // paths gone whose removal is held (see Hold)
-	Skipped  int `json:"skipped"`  // files skipped: too large, empty, unstable, unreadable
-	Excluded int `json:"excluded"` // files whose content was deleted by the user
-	Ingested int `json:"ingested"` // books that became ready
-	Pruned   int `json:"pruned"`   // books removed from the index
-	Failed   int `json:"failed"`   // books that failed to ingest
+	Scanned  int `json:"scanned"`   // files seen by the walk
+	Hashed   int `json:"hashed"`    // files read and hashed
+	New      int `json:"new"`       // books created for unknown content
+	Changed  int `json:"changed"`   // known paths whose content changed
+	Moved    int `json:"moved"`     // paths whose content appeared at a new path
+	Copied   int `json:"copied"`    // new paths holding already-known content
+	Removed  int `json:"removed"`   // paths gone from the library
+	Held     int `json:"held"`      // paths gone whose removal is held (see Hold)
+	Skipped  int `json:"skipped"`   // files skipped: too large, empty, unstable, unreadable
+	Excluded int `json:"excluded"`  // files whose content was deleted by the user
+	Ingested int `json:"ingested"`  // books that became ready
+	Pruned   int `json:"pruned"`    // books removed from the index
+	Failed   int `json:"failed"`    // books that failed to ingest
+	NeedsOCR int `json:"needs_ocr"` // books whose scanned pages wait for OCR (no tesseract)
 }
 
 // Add adds o's counts to c.
@@ -237,6 +238,7 @@ func (c *Counters) Add(o Counters) {
 	c.Ingested += o.Ingested
 	c.Pruned += o.Pruned
 	c.Failed += o.Failed
+	c.NeedsOCR += o.NeedsOCR
 }
 
 // Unsupported counts the library's files of one extension that are no

@@ -74,7 +74,7 @@ func TestGutenbergLeftOut(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := ps.Parse(context.Background(), tc.typ, data)
+			d, err := ps.Parse(context.Background(), tc.typ, data, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ Once upon a time a tale began, and it went on for a while.
 
 Section 1. General Terms of Use and Redistributing Project Gutenberg electronic works.
 `
-	d, err := ps.Parse(context.Background(), doc.Markdown, []byte(framed))
+	d, err := ps.Parse(context.Background(), doc.Markdown, []byte(framed), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ Project Gutenberg began in 1971. Its licence says: "This eBook is for the use of
 
 Every file ends with *** END OF THE PROJECT GUTENBERG EBOOK, which readers learn to skip.
 `
-	d, err = ps.Parse(context.Background(), doc.Markdown, []byte(about))
+	d, err = ps.Parse(context.Background(), doc.Markdown, []byte(about), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestGutenbergOnlyIsNoText(t *testing.T) {
 	ps := NewParsers(nil)
 	defer ps.Close()
 	only := "# Header\n\n\\*\\*\\* START OF THE PROJECT GUTENBERG EBOOK X \\*\\*\\*\n\n\\*\\*\\* END OF THE PROJECT GUTENBERG EBOOK X \\*\\*\\*\n\nThe licence.\n"
-	if _, err := ps.Parse(context.Background(), doc.Markdown, []byte(only)); err == nil || !strings.Contains(err.Error(), "no text") {
+	if _, err := ps.Parse(context.Background(), doc.Markdown, []byte(only), nil); err == nil || !strings.Contains(err.Error(), "no text") {
 		t.Errorf("err = %v", err)
 	}
 }

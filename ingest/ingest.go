@@ -53,6 +53,8 @@ type Options struct {
 	EmbedBatch int
 	// ParseTimeout bounds the parsing of one book; default 10 minutes.
 	ParseTimeout time.Duration
+	// OCR configures the reading of scanned pages.
+	OCR OCROptions
 	// Progress, when set, is told about each book's progress: each stage
 	// as it starts, and each batch of chunks. It is called from the run's
 	// goroutine.
@@ -85,6 +87,12 @@ type Progress struct {
 	BytesTotal  int64
 	ChunksDone  int // of the book in work
 	ChunksTotal int
+	// PagesDone and PagesTotal count the scanned pages of the book in
+	// work that OCR has read (StageOCR), those read in earlier runs
+	// included; PagesPerMinute is this run's pace, 0 until a page is done.
+	PagesDone      int
+	PagesTotal     int
+	PagesPerMinute float64
 }
 
 // Stage is what a run is doing.
@@ -95,6 +103,9 @@ const (
 	// the first time (PDFium, on the first PDF a process reads).
 	StageStarting Stage = "starting"
 	StageParsing  Stage = "parsing"
+	// StageOCR: OCR reads the book's scanned pages, after the books that
+	// need none.
+	StageOCR Stage = "recognising"
 	// StageContexts: a language model writes the chunks' contexts.
 	StageContexts  Stage = "contexts"
 	StageEmbedding Stage = "embedding"
@@ -111,6 +122,9 @@ type Outcome struct {
 	// Replaced: the book took the place of the older version of its file,
 	// which is gone now (an edited file).
 	Replaced bool
+	// NeedsOCR, when set, says why the book's scanned pages wait for OCR
+	// (tesseract missing, with how to install it); the book stays pending.
+	NeedsOCR string
 	// Failures say why the book failed or was not read; none when it is
 	// ready. A book not read is still pending: the next reconcile looks
 	// at its file again.
@@ -122,7 +136,12 @@ type Result struct {
 	Ingested int
 	Failed   int
 	Pruned   int
-	Failures []index.Failure
+	// NeedOCR counts the books whose scanned pages wait for OCR: no
+	// tesseract, OCR off, or a language it lacks. They stay pending.
+	NeedOCR int
+	// PagesRecognised counts the pages OCR read.
+	PagesRecognised int
+	Failures        []index.Failure
 }
 
 // Run ingests every pending or partly ingested book.
@@ -179,31 +198,49 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		// the run's work is stored.
 		defer opts.Parsers.Close()
 	}
-	p := &pipeline{w: w, opts: opts, formats: Formats(), log: log, res: &res}
+	p := &pipeline{w: w, opts: opts, formats: Formats(), log: log, res: &res, tried: map[int64]bool{}}
+	p.opts.OCR = p.opts.OCR.withDefaults()
 	var total int64
 	for _, b := range books {
 		total += b.Size
 	}
-	for i, b := range books {
+	p.booksTotal, p.bytesTotal = len(books), total
+	if err := p.books(ctx, books); err != nil {
+		return res, err
+	}
+	// Scans last: OCR takes minutes a book, and gives way to books that
+	// come meanwhile (scan.go).
+	if err := p.recogniseAll(ctx); err != nil {
+		return res, err
+	}
+	p.progress = Progress{Stage: StageStatistics, BooksDone: p.booksDone, BooksTotal: p.booksTotal, BytesDone: p.bytesTotal, BytesTotal: p.bytesTotal}
+	p.report()
+	return res, nil
+}
+
+// books ingests books in order, and stores the small ones left in the
+// batch. A book whose scanned pages OCR is to read is put aside in
+// p.scans.
+func (p *pipeline) books(ctx context.Context, books []index.Book) error {
+	for _, b := range books {
 		if err := ctx.Err(); err != nil {
-			return res, err
+			return err
 		}
-		p.progress = Progress{Book: b.Title, Size: b.Size, BooksDone: i, BooksTotal: len(books), BytesDone: p.doneBytes, BytesTotal: total}
+		p.tried[b.ID] = true
+		p.progress = Progress{Book: b.Title, Size: b.Size, BooksDone: p.booksDone, BooksTotal: p.booksTotal, BytesDone: p.doneBytes, BytesTotal: p.bytesTotal}
 		err := p.book(ctx, b)
-		p.doneBytes += b.Size
-		if err != nil {
+		if !errors.Is(err, errScan) {
+			p.doneBytes += b.Size
+			p.booksDone++
+		}
+		if err != nil && !errors.Is(err, errScan) {
 			if p.vanished(ctx, b) {
 				continue
 			}
-			return res, err
+			return err
 		}
 	}
-	if err := p.flush(ctx); err != nil {
-		return res, err
-	}
-	p.progress = Progress{Stage: StageStatistics, BooksDone: len(books), BooksTotal: len(books), BytesDone: total, BytesTotal: total}
-	p.report()
-	return res, nil
+	return p.flush(ctx)
 }
 
 type pipeline struct {
@@ -212,9 +249,18 @@ type pipeline struct {
 	formats  Registry
 	log      *slog.Logger
 	progress Progress
-	// doneBytes is the size of the books the run is done with.
-	doneBytes int64
-	res       *Result
+	// doneBytes is the size of the books the run is done with, of
+	// bytesTotal; booksDone of booksTotal likewise.
+	doneBytes             int64
+	bytesTotal            int64
+	booksDone, booksTotal int
+	res                   *Result
+	// tried are the books this run has taken up; scans are the books put
+	// aside for OCR, in order.
+	tried map[int64]bool
+	scans []index.Book
+	// ocr is the tesseract found for this run, once looked for.
+	ocr *ocrState
 	// batch holds small books, parsed and embedded, that are stored
 	// together in one transaction: most of the cost of a small book is
 	// the transactions, not the work.
@@ -232,6 +278,9 @@ type prepared struct {
 	vecs [][]float32
 	// catalog is what a calibre entry says of the book, if one holds it.
 	catalog *index.CatalogEntry
+	// scan, when set, says the book has scanned pages OCR has not read
+	// yet; nothing else is set then but book.
+	scan *scan
 }
 
 // report tells Options.Progress where the run is, counting the embedded
@@ -294,18 +343,37 @@ func (p *pipeline) vanished(ctx context.Context, b index.Book) bool {
 // only errors that stop the whole run (the index, the embedder) are returned.
 func (p *pipeline) book(ctx context.Context, b index.Book) error {
 	if b.Status == index.Pending {
+		if wait, err := p.stillWaiting(ctx, b); err != nil || wait {
+			return err
+		}
 		pr, err := p.parse(ctx, b)
 		if err != nil || pr == nil {
 			return err
 		}
-		if p.opts.Context == nil && len(pr.layout.chunks) <= p.opts.EmbedBatch {
-			return p.addSmall(ctx, *pr)
+		if pr.scan != nil {
+			return p.scanned(ctx, b, pr.scan)
 		}
-		if err := p.w.Update(ctx, func(t *index.Tx) error { return storeParsed(ctx, t, *pr) }); err != nil {
-			return fmt.Errorf("%s: %w", b.Title, err)
-		}
-		b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
+		return p.store(ctx, b, *pr)
 	}
+	return p.finish(ctx, b)
+}
+
+// store stores a parsed book, and embeds it: a small one in the next
+// batch, a large one at once.
+func (p *pipeline) store(ctx context.Context, b index.Book, pr prepared) error {
+	if p.opts.Context == nil && len(pr.layout.chunks) <= p.opts.EmbedBatch {
+		return p.addSmall(ctx, pr)
+	}
+	if err := p.w.Update(ctx, func(t *index.Tx) error { return storeParsed(ctx, t, pr) }); err != nil {
+		return fmt.Errorf("%s: %w", b.Title, err)
+	}
+	b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
+	return p.finish(ctx, b)
+}
+
+// finish writes the contexts and vectors of a parsed book, and makes it
+// ready.
+func (p *pipeline) finish(ctx context.Context, b index.Book) error {
 	p.progress.Book = b.Title
 	if p.opts.Context != nil {
 		if err := p.contextualize(ctx, b); err != nil {
@@ -346,8 +414,12 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		p.failed(b, []index.Failure{f})
 		return nil, nil
 	}
+	recognised, err := p.w.OCRPages(ctx, b.Hash)
+	if err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	d, typ, failures := p.parseAny(ctx, b, files, data)
+	d, typ, failures := p.parseAny(ctx, b, files, data, texts(recognised))
 	if d == nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -375,6 +447,15 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		return nil, nil
 	}
 	path = pathOfType(files, typ, path)
+	if missing := unread(d.Scanned, recognised); len(missing) > 0 {
+		// A book with text besides its scans is read without them when
+		// OCR cannot run, as it was before OCR: a plate or a scanned
+		// figure should not keep a book out of searches.
+		if d.Empty() || p.ocrEngine(ctx) != nil {
+			return &prepared{book: b, scan: &scan{path: path, typ: typ, data: data, pages: len(d.Scanned), missing: missing, language: d.Language}}, nil
+		}
+		p.log.Warn("scanned pages left unread: no OCR", "path", path, "pages", len(missing), "reason", p.ocr.why)
+	}
 	cat, inCatalog := catalogOf(ctx, files)
 	if inCatalog {
 		// calibre's description is the one its user keeps.
@@ -418,6 +499,9 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 // storeParsed stores a parsed book and the vectors it already has.
 func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 	ids, err := t.StoreParsed(ctx, pr.book.ID, pr.meta, pr.layout.chapters, pr.layout.chunks)
+	if err == nil {
+		err = t.OCRDone(ctx, pr.book.Hash)
+	}
 	if err == nil && pr.catalog != nil {
 		_, err = t.SetCatalog(ctx, pr.book.Hash, *pr.catalog)
 	}
@@ -438,7 +522,7 @@ func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 // (see Registry.order), and returns the first document that comes out with
 // its format. When none does, it returns one failure per format, on a path
 // of that format: no path is blamed for another's format.
-func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.File, data []byte) (*doc.Document, string, []index.Failure) {
+func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.File, data []byte, recognised map[int]string) (*doc.Document, string, []index.Failure) {
 	var failures []index.Failure
 	for _, typ := range p.formats.order(files, b.SourceType) {
 		f, _ := p.formats.lookup(typ) // zero for a type no format has, which Parse refuses
@@ -451,9 +535,9 @@ func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.Fil
 		}
 		p.at(StageParsing)
 		pctx, cancel := context.WithTimeout(ctx, p.opts.ParseTimeout)
-		d, err := p.opts.Parsers.Parse(pctx, typ, data)
+		d, err := p.opts.Parsers.Parse(pctx, typ, data, recognised)
 		cancel()
-		if err == nil && d.Empty() && f.EmptyFails {
+		if err == nil && d.Empty() && len(d.Scanned) == 0 && f.EmptyFails {
 			err = doc.ErrNoText
 		}
 		if errors.Is(err, doc.ErrNoText) && !f.EmptyFails {

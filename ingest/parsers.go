@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
 // errParsersClosed is returned by Parse after Close.
@@ -39,8 +40,13 @@ func NewParsers(log *slog.Logger) *Parsers {
 // Parse reads data as a book of format typ, without a Project Gutenberg
 // header and licence, in whatever format they came. A parser that panics
 // on a hostile file fails that book, never the process.
-func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte) (*doc.Document, error) {
-	d, err := ps.parse(ctx, typ, data)
+//
+// recognised, when not nil, is the text read by OCR from the book's
+// scanned pages, by 1-based page; a format whose pages may be scans
+// (scanner) then lists them in the document's Scanned and lays out the
+// text of those recognised. Other formats ignore it.
+func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte, recognised map[int]string) (*doc.Document, error) {
+	d, err := ps.parse(ctx, typ, data, recognised)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +56,7 @@ func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte) (*doc.Doc
 	return d, nil
 }
 
-func (ps *Parsers) parse(ctx context.Context, typ string, data []byte) (d *doc.Document, err error) {
+func (ps *Parsers) parse(ctx context.Context, typ string, data []byte, recognised map[int]string) (d *doc.Document, err error) {
 	p, err := ps.parser(typ)
 	if err != nil {
 		return nil, err
@@ -60,7 +66,46 @@ func (ps *Parsers) parse(ctx context.Context, typ string, data []byte) (d *doc.D
 			d, err = nil, fmt.Errorf("the %s parser crashed on this file: %v", typ, r)
 		}
 	}()
+	if s, ok := p.(scanner); ok && recognised != nil {
+		return s.ParseScanned(ctx, data, recognised)
+	}
 	return p.Parse(ctx, data)
+}
+
+// scanner is the parser of a format whose pages may be scans without a
+// text layer (PDF): it lays out text recognised by OCR on its pages, and
+// draws the pages for OCR.
+type scanner interface {
+	// ParseScanned is Parse with the text recognised so far, by 1-based
+	// page; the document's Scanned lists the scans. A document of scans
+	// alone is no failure.
+	ParseScanned(ctx context.Context, data []byte, recognised map[int]string) (*doc.Document, error)
+	// RenderPages draws pages (1-based) in grayscale at dpi, in order,
+	// handing each to each, and stops at the first error each returns.
+	RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(pdf.Rendered) error) error
+}
+
+// Scans reports whether format typ may have scanned pages, which OCR reads.
+func (ps *Parsers) Scans(typ string) bool {
+	p, err := ps.parser(typ)
+	if err != nil {
+		return false
+	}
+	_, ok := p.(scanner)
+	return ok
+}
+
+// RenderPages draws pages of a book of format typ for OCR; see scanner.
+func (ps *Parsers) RenderPages(ctx context.Context, typ string, data []byte, pages []int, dpi float64, each func(pdf.Rendered) error) error {
+	p, err := ps.parser(typ)
+	if err != nil {
+		return err
+	}
+	s, ok := p.(scanner)
+	if !ok {
+		return fmt.Errorf("grimoire cannot draw the pages of %s files for OCR", typ)
+	}
+	return s.RenderPages(ctx, data, pages, dpi, each)
 }
 
 // starter is a parser with a slow start: PDFium compiles on first use.

@@ -115,7 +115,7 @@ func TestMagic(t *testing.T) {
 	defer ps.Close()
 	plain := []byte("Chapter One\n\nThe ferry leaves at dawn, whatever the weather.\n")
 	for _, f := range Formats() {
-		_, err := ps.Parse(context.Background(), f.Type, plain)
+		_, err := ps.Parse(context.Background(), f.Type, plain, nil)
 		if f.Magic != "" && err == nil {
 			t.Errorf("%s has magic %q but read plain text", f.Type, f.Magic)
 		}
@@ -128,10 +128,10 @@ func TestMagic(t *testing.T) {
 func TestParsersClose(t *testing.T) {
 	ps := NewParsers(nil)
 	ctx := context.Background()
-	if _, err := ps.Parse(ctx, "cbz", []byte("x")); err == nil || !strings.Contains(err.Error(), `no parser for "cbz" files`) {
+	if _, err := ps.Parse(ctx, "cbz", []byte("x"), nil); err == nil || !strings.Contains(err.Error(), `no parser for "cbz" files`) {
 		t.Errorf("parsing an unknown format: %v", err)
 	}
-	if _, err := ps.Parse(ctx, "pdf", []byte("not a PDF")); err == nil {
+	if _, err := ps.Parse(ctx, "pdf", []byte("not a PDF"), nil); err == nil {
 		t.Error("a PDF parser read text")
 	}
 	if err := ps.Close(); err != nil {
@@ -140,7 +140,7 @@ func TestParsersClose(t *testing.T) {
 	if err := ps.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
-	if _, err := ps.Parse(ctx, "text", []byte("words")); err == nil {
+	if _, err := ps.Parse(ctx, "text", []byte("words"), nil); err == nil {
 		t.Error("Parse after Close succeeded")
 	}
 }

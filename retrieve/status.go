@@ -38,6 +38,10 @@ type StatusView struct {
 	// Held are removals held back for want of evidence that the files
 	// are gone (an unmounted drive, a folder emptied at once).
 	Held []index.Hold `json:"held"`
+	// OCR are the books whose scanned pages wait for OCR (Waiting says
+	// why: tesseract missing, with how to install it), are being read,
+	// or were read with pages of low confidence.
+	OCR []index.OCRBook `json:"ocr"`
 	// UnsupportedFiles are the library's files that are no book grimoire
 	// reads, as the last passes saw them; Unsupported counts them by
 	// extension, most first.
@@ -82,6 +86,10 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	v.Held = s.Held
 	if v.Held == nil {
 		v.Held = []index.Hold{}
+	}
+	v.OCR = s.OCR
+	if v.OCR == nil {
+		v.OCR = []index.OCRBook{}
 	}
 	v.Unsupported = s.Unsupported
 	if v.Unsupported == nil {

@@ -101,6 +101,7 @@ func ingestOnce(ctx context.Context, w *index.Writer, opts Options, run *index.R
 func addIngest(run *index.Run, res ingest.Result) {
 	run.Ingested += res.Ingested
 	run.Failed += res.Failed
+	run.NeedsOCR += res.NeedOCR
 	run.Pruned += res.Pruned
 	run.Failures = append(run.Failures, res.Failures...)
 }

@@ -91,6 +91,12 @@ func (c *changeLog) reconciled(ch reconcile.Change) {
 
 // ingested prints what became of a book.
 func (c *changeLog) ingested(o ingest.Outcome) {
+	if o.NeedsOCR != "" {
+		if c.problems {
+			c.print(fmt.Sprintf("waiting for OCR %s: %s", title(o.Book), field(o.NeedsOCR)))
+		}
+		return
+	}
 	if len(o.Failures) > 0 {
 		if !c.problems {
 			return

@@ -83,6 +83,13 @@ type Config struct {
 	Calibre struct {
 		Prefer []string `mapstructure:"prefer"`
 	} `mapstructure:"calibre"`
+	OCR struct {
+		Enabled     string   `mapstructure:"enabled"`
+		Languages   []string `mapstructure:"languages"`
+		DPI         int      `mapstructure:"dpi"`
+		Concurrency int      `mapstructure:"concurrency"`
+		Tesseract   string   `mapstructure:"tesseract"`
+	} `mapstructure:"ocr"`
 
 	// file is the config file read, "" for none.
 	file string
@@ -117,6 +124,7 @@ func defaultConfig() Config {
 	c.Chunking.ChunkTokens, c.Chunking.OverlapTokens, c.Chunking.SectionSplitTokens = ch.ChunkTokens, ch.OverlapTokens, ch.SectionSplitTokens
 	c.Watch.Debounce, c.Watch.RescanInterval = watcher.DefaultDebounce, watcher.DefaultRescanInterval
 	c.Calibre.Prefer = calibre.DefaultPrefer()
+	c.OCR.Enabled, c.OCR.Languages, c.OCR.DPI = "auto", []string{}, ingest.DefaultOCRDPI
 	return c
 }
 
@@ -503,7 +511,38 @@ func (c *Config) resolve(base string) error {
 	if c.Watch.RescanInterval < time.Minute {
 		return index.Errorf(index.Invalid, "[watch] rescan_interval must be at least 1m")
 	}
+	if err := c.checkOCR(base); err != nil {
+		return err
+	}
 	return c.checkCalibrePrefer()
+}
+
+// checkOCR checks the [ocr] section.
+func (c *Config) checkOCR(base string) error {
+	switch c.OCR.Enabled {
+	case "auto", "off":
+	default:
+		return index.Errorf(index.Invalid, `[ocr] enabled = %q: want "auto" (use tesseract when it is installed) or "off"`, c.OCR.Enabled)
+	}
+	if c.OCR.DPI < 70 || c.OCR.DPI > 1200 {
+		return index.Errorf(index.Invalid, "[ocr] dpi = %d: want 70 to 1200 (300 suits most scans)", c.OCR.DPI)
+	}
+	if c.OCR.Concurrency < 0 || c.OCR.Concurrency > 64 {
+		return index.Errorf(index.Invalid, "[ocr] concurrency = %d: want 0 (one page per CPU) to 64", c.OCR.Concurrency)
+	}
+	for _, l := range c.OCR.Languages {
+		if l == "" || strings.ContainsAny(l, "+/\\ ") {
+			return index.Errorf(index.Invalid, `[ocr] languages: %q is not a tesseract language name (as "eng", "deu", "chi_sim")`, l)
+		}
+	}
+	if c.OCR.Tesseract != "" && strings.ContainsRune(c.OCR.Tesseract, filepath.Separator) {
+		p, err := absPath(base, c.OCR.Tesseract)
+		if err != nil {
+			return err
+		}
+		c.OCR.Tesseract = p
+	}
+	return nil
 }
 
 // checkCalibrePrefer checks that [calibre] prefer names formats grimoire

@@ -240,7 +240,7 @@ func TestRebuildAsksTheModelsOnlyForWhatWasLost(t *testing.T) {
 		t.Errorf("rebuild of a sound index asked the models %d and embedded %d texts: %+v", c-calls, e-embeds-probe, rep)
 	}
 
-	t.Logf("damaged %d pages", damagePages(t, db, 2))
+	t.Logf("damaged %d pages", damagePages(t, db, 3))
 	calls, embeds = counts()
 	okEnv(t, lib, env, &rep, "rebuild", "--json")
 	c, e = counts()

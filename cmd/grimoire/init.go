@@ -114,6 +114,21 @@ rescan_interval = {{toml .Watch.RescanInterval}}
 # book per entry, described by its metadata.opf. Of the formats an entry
 # holds, the first of these is indexed; formats not named come after them.
 prefer = {{toml .Calibre.Prefer}}
+
+[ocr]
+# Scanned pages (PDF pages that are images without text) are read by the
+# tesseract command: "auto" uses it when it is installed, "off" never does.
+# Without it a book of scans waits, listed by status, until tesseract is there.
+enabled = {{toml .OCR.Enabled}}
+# tesseract's languages to read in, as ["eng", "deu"] (empty: the book's own
+# language when tesseract has its data, else English).
+languages = {{toml .OCR.Languages}}
+# Resolution pages are drawn at for OCR.
+dpi = {{toml .OCR.DPI}}
+# Pages read at once, one tesseract process each (0: one per CPU).
+concurrency = {{toml .OCR.Concurrency}}
+# The tesseract command (empty: tesseract on PATH).
+tesseract = {{toml .OCR.Tesseract}}
 `
 
 // defaultInitValues are what `grimoire init` writes before it looks at the

@@ -147,6 +147,11 @@ func (p *progress) ingest(g ingest.Progress) {
 		}
 	case ingest.StageParsing:
 		l.now = fmt.Sprintf("parsing %s (%s)", title, humanSize(g.Size))
+	case ingest.StageOCR:
+		l.now = fmt.Sprintf("%s: OCR %s/%s", title, grouped(g.PagesDone), plural(g.PagesTotal, "page"))
+		if g.PagesPerMinute > 0 {
+			l.now += fmt.Sprintf(", %.1f pages/min", g.PagesPerMinute)
+		}
 	case ingest.StageContexts:
 		l.now = fmt.Sprintf("%s: writing contexts for %s", title, plural(g.ChunksTotal, "chunk"))
 	case ingest.StageEmbedding:

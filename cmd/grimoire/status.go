@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,7 +43,7 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if index.CodeOf(err) == index.NotFound {
 		// No index yet is a state, not an error.
-		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, Unsupported: []index.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
+		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, OCR: []index.OCRBook{}, Unsupported: []index.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
 	}
 	if err != nil {
 		return retrieve.StatusView{}, err
@@ -128,6 +130,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		}
 		fmt.Fprintln(w)
 	}
+	printOCR(w, v.OCR)
 	if len(v.Failures) > 0 {
 		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))
 		for _, f := range v.Failures {
@@ -157,4 +160,48 @@ func humanSize(n int64) string {
 		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// printOCR lists the books waiting for OCR, with why (how to install
+// tesseract), the books under way, and the pages read with low confidence.
+func printOCR(w io.Writer, books []index.OCRBook) {
+	var waiting []index.OCRBook
+	for _, b := range books {
+		if b.Waiting != "" {
+			waiting = append(waiting, b)
+		}
+	}
+	if len(waiting) > 0 {
+		fmt.Fprintf(w, "needs OCR %s with scanned pages, not searchable yet:\n", plural(len(waiting), "book"))
+		for _, b := range waiting {
+			fmt.Fprintf(w, "  %s (%s): %s\n", field(b.Path), plural(b.Pages, "scanned page"), field(b.Waiting))
+		}
+		fmt.Fprintln(w, "          the next sync (or the watcher's next pass) reads them once tesseract is there")
+	}
+	for _, b := range books {
+		if b.Waiting == "" && !b.Ready {
+			fmt.Fprintf(w, "OCR       %s: %d of %s read\n", field(b.Path), b.Done, plural(b.Pages, "scanned page"))
+		}
+	}
+	for _, b := range books {
+		if len(b.LowConfidence) > 0 {
+			fmt.Fprintf(w, "low OCR confidence %s: %s %s (mean word confidence under %d%%)\n",
+				field(b.Path), pagesNoun(len(b.LowConfidence)), joinInts(b.LowConfidence), index.LowConfidence)
+		}
+	}
+}
+
+func pagesNoun(n int) string {
+	if n == 1 {
+		return "page"
+	}
+	return "pages"
+}
+
+func joinInts(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, ", ")
 }

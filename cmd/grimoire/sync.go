@@ -222,6 +222,9 @@ func (a *app) printSyncSummary(r *index.Run) {
 	for _, f := range r.Failures {
 		fmt.Fprintf(a.stdout, "  %s: %s\n", field(f.Path), field(f.Error))
 	}
+	if c.NeedsOCR > 0 {
+		fmt.Fprintf(a.stdout, "%s waiting for OCR of scanned pages (`grimoire status` says why)\n", plural(c.NeedsOCR, "book"))
+	}
 	for _, h := range r.Holds {
 		fmt.Fprintf(a.stdout, "held the removal of %s under %s: %s\n", plural(h.Files, "file"), field(h.Root), h.Reason)
 	}

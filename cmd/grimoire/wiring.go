@@ -131,11 +131,19 @@ func (a *app) reconcileOptions() reconcile.Options {
 }
 
 func (a *app) ingestOptions(emb embed.Embedder) ingest.Options {
+	o := a.cfg.OCR
 	return ingest.Options{
 		Chunking: a.chunking(emb),
 		Embedder: emb,
 		Parsers:  a.bookParsers(),
-		Logger:   a.log,
+		OCR: ingest.OCROptions{
+			Off:         o.Enabled == "off",
+			Tesseract:   o.Tesseract,
+			Languages:   o.Languages,
+			DPI:         o.DPI,
+			Concurrency: o.Concurrency,
+		},
+		Logger: a.log,
 	}
 }
 

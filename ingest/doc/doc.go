@@ -56,6 +56,11 @@ type Document struct {
 	// formats that define them: PageLabels[i] names the page with index
 	// i+1. Empty when the format has none; then the index is the label.
 	PageLabels []string
+	// Scanned are the pages (1-based, ascending) that are images without a
+	// text layer: scans, whose text only OCR can read. A page whose
+	// recognised text was handed to the parser is still listed; its text
+	// is in Chapters like any other.
+	Scanned []int
 	// Chapters in reading order. A parser returns at least one chapter for a
 	// document with any text; a document without text has none.
 	Chapters []Chapter

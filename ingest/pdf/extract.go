@@ -27,6 +27,9 @@ type rawPage struct {
 	// are letters or digits.
 	chars, mapped int
 	truncated     bool
+	// image: the page draws an image and has next to no text, as a scan
+	// does.
+	image bool
 }
 
 // pdfiumDoc is what PDFium says about the document itself; it stands in
@@ -427,6 +430,11 @@ func readPDFiumDoc(ctx context.Context, d *pdfium.Document, maxPages int) (*pdfi
 	return pd, nil
 }
 
+// scanLetters: a page with an image and fewer letters and digits than this
+// is a scan. Scans often carry a line of text stamped on every page (a
+// library's "Downloaded from…"), which does not make them text.
+const scanLetters = 20
+
 // maxOutline bounds the outline entries read.
 const maxOutline = 10000
 
@@ -485,6 +493,11 @@ func readPage(ctx context.Context, d *pdfium.Document, index, maxChars int, buf 
 		}
 		pg.unmapped = append(pg.unmapped, unmappedChar{font: k, code: uint32(c.Rune)})
 		c.Rune = standIn(len(pg.unmapped) - 1)
+	}
+	if pg.mapped < scanLetters {
+		if pg.image, err = tp.HasImage(ctx); err != nil {
+			return nil, chars, err
+		}
 	}
 	pg.frags = buildFragments(chars)
 	for i := range pg.frags {

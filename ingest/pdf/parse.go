@@ -31,6 +31,12 @@ type parse struct {
 	pages  []framedPage
 	blocks []block
 	body   float64
+
+	// scanning: the caller recognises scanned pages, and recognised holds
+	// the text of those done (by 1-based page). scanned lists the scans.
+	scanning   bool
+	recognised map[int]string
+	scanned    []int
 }
 
 type metaResult struct {
@@ -180,6 +186,9 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 		if letters-before < 20 {
 			empty++
 		}
+		if pg.image && letters-before < scanLetters {
+			p.scanned = append(p.scanned, i+1)
+		}
 		if i%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -189,25 +198,41 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 	if truncated > 0 {
 		p.e.log.Warn("pdf: pages with too many characters were cut short", "pages", truncated, "limit", p.e.opts.MaxCharsPerPage)
 	}
-	if letters == 0 {
+	recognised := 0
+	for _, n := range p.scanned {
+		if _, ok := p.recognised[n]; ok {
+			recognised++
+		}
+	}
+	if letters == 0 && !(p.scanning && len(p.scanned) > 0) {
 		if chars == 0 {
 			return fmt.Errorf("%w: no text layer — needs OCR (%s of images or drawings only)", doc.ErrNoText, nouns.Count(len(raw), "page"))
 		}
 		return fmt.Errorf("%w: no text layer — needs OCR (its %s of text map to no readable characters: fonts without a Unicode mapping)", doc.ErrNoText, nouns.Count(chars, "character"))
 	}
-	if len(raw) >= 4 && 2*empty > len(raw) {
+	if len(raw) >= 4 && 2*empty > len(raw) && !p.scanning {
 		// Indexed for what text it has; the rest would need OCR.
 		p.e.log.Warn("pdf: most pages have no text layer (scanned pages need OCR)", "pages", len(raw), "without text", empty)
 	}
 	p.body = bodySize(p.pages)
 	dropFurniture(p.pages, p.body)
+	scans := make(map[int]bool, len(p.scanned))
+	for _, n := range p.scanned {
+		scans[n-1] = true
+	}
 	for i := range p.pages {
+		if text, ok := p.recognised[i+1]; ok && scans[i] {
+			// What little text the scan's layer had (a stamp) is in
+			// the recognised text as well.
+			p.blocks = append(p.blocks, recognisedBlocks(i, text)...)
+			continue
+		}
 		pg := &p.pages[i]
 		p.blocks = append(p.blocks, paragraphs(i, order(pg.lines))...)
 	}
 	p.blocks = joinAcrossPages(p.blocks)
 	dehyphenate(p.blocks)
-	if len(p.blocks) == 0 {
+	if len(p.blocks) == 0 && !(p.scanning && len(p.scanned) > recognised) {
 		return fmt.Errorf("%w: no text layer — needs OCR (its only text is running heads and page numbers)", doc.ErrNoText)
 	}
 	return nil
@@ -240,7 +265,7 @@ func joinAcrossPages(bs []block) []block {
 
 // document assembles the tree.
 func (p *parse) document() *doc.Document {
-	d := &doc.Document{SourceType: doc.PDF, PageCount: len(p.pages)}
+	d := &doc.Document{SourceType: doc.PDF, PageCount: len(p.pages), Scanned: p.scanned}
 	var entries []outlineEntry
 	var labels []string
 	var infoTitle, infoAuthor string

@@ -214,7 +214,22 @@ func (e *Extractor) Close() error {
 // text before the first destination is a front-matter chapter. Without an
 // outline, chapters and sections come from headings set clearly larger
 // than the text; failing that the document is one chapter.
-func (e *Extractor) Parse(ctx context.Context, data []byte) (d *doc.Document, err error) {
+func (e *Extractor) Parse(ctx context.Context, data []byte) (*doc.Document, error) {
+	return e.parse(ctx, data, false, nil)
+}
+
+// ParseScanned is Parse for a caller that recognises scanned pages (OCR).
+// The document lists in Scanned the pages that are images without a text
+// layer; recognised holds the text of those recognised so far, by 1-based
+// page, as paragraphs separated by blank lines, and it is laid out on its
+// page like extracted text. A document whose pages are all scans is no
+// failure here: it comes back with Scanned set, and the text of the pages
+// recognised.
+func (e *Extractor) ParseScanned(ctx context.Context, data []byte, recognised map[int]string) (*doc.Document, error) {
+	return e.parse(ctx, data, true, recognised)
+}
+
+func (e *Extractor) parse(ctx context.Context, data []byte, scanning bool, recognised map[int]string) (d *doc.Document, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("pdf: parser panic", "panic", r, "stack", string(debug.Stack()))
@@ -228,7 +243,7 @@ func (e *Extractor) Parse(ctx context.Context, data []byte) (d *doc.Document, er
 		return nil, err
 	}
 	start := time.Now()
-	p := &parse{e: e, data: data}
+	p := &parse{e: e, data: data, scanning: scanning, recognised: recognised}
 	if err := p.run(ctx); err != nil {
 		return nil, err
 	}

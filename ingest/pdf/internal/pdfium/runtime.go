@@ -159,6 +159,15 @@ const (
 	fnActionDest
 	fnDestPageIndex
 	fnDestLocation
+	fnPageCountObjects
+	fnPageGetObject
+	fnPageObjGetType
+	fnBitmapCreateEx
+	fnBitmapFillRect
+	fnBitmapGetBuffer
+	fnBitmapGetStride
+	fnBitmapDestroy
+	fnRenderPageBitmap
 	fnCount
 )
 
@@ -196,6 +205,15 @@ var fnNames = [fnCount]string{
 	fnActionDest:             "FPDFAction_GetDest",
 	fnDestPageIndex:          "FPDFDest_GetDestPageIndex",
 	fnDestLocation:           "FPDFDest_GetLocationInPage",
+	fnPageCountObjects:       "FPDFPage_CountObjects",
+	fnPageGetObject:          "FPDFPage_GetObject",
+	fnPageObjGetType:         "FPDFPageObj_GetType",
+	fnBitmapCreateEx:         "FPDFBitmap_CreateEx",
+	fnBitmapFillRect:         "FPDFBitmap_FillRect",
+	fnBitmapGetBuffer:        "FPDFBitmap_GetBuffer",
+	fnBitmapGetStride:        "FPDFBitmap_GetStride",
+	fnBitmapDestroy:          "FPDFBitmap_Destroy",
+	fnRenderPageBitmap:       "FPDF_RenderPageBitmap",
 }
 
 // scratchSize is the guest buffer kept for out-parameters and short
