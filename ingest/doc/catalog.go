@@ -61,7 +61,9 @@ func (c *Catalog) Empty() bool {
 // holds commas and is still one tag. It is dropped when empty, too long,
 // already there (in any case), or past MaxTags.
 func (c *Catalog) AddTag(tag string) {
-	tag = cleanField(tag)
+	// Bullets and list marks before a keyword, and stops after it, are
+	// how a PDF's Keywords were typed, not part of the tag.
+	tag = strings.TrimRight(strings.TrimLeft(cleanField(tag), "•·‣∙◦▪*–—-#>: "), ".,;: ")
 	if tag == "" || utf8.RuneCountInString(tag) > MaxTagLen || len(c.Tags) >= MaxTags {
 		return
 	}
@@ -121,6 +123,11 @@ func (c Catalog) Clean() Catalog {
 		Publisher: clipField(c.Publisher),
 		Published: clipField(c.Published),
 		Series:    clipField(c.Series),
+	}
+	// A file's timestamp says the day at most: calibre's midnight UTC is
+	// no time of publication.
+	if day := DatePart(out.Published); day != "" {
+		out.Published = day
 	}
 	if out.Series != "" && c.SeriesIndex > 0 && c.SeriesIndex < 1e6 {
 		out.SeriesIndex = c.SeriesIndex

@@ -182,7 +182,10 @@ func readEXTH(b []byte, encoding int) exth {
 				out.catalog.SetIdentifier(scheme, id)
 			}
 		case 113, 504:
-			out.catalog.SetIdentifier("asin", decodeString(v, encoding))
+			// calibre writes its own id here too, which is no ASIN.
+			if id := decodeString(v, encoding); asin(id) {
+				out.catalog.SetIdentifier("asin", id)
+			}
 		case 524:
 			out.language = languageTag(decodeString(v, encoding))
 		case 121:
@@ -194,6 +197,19 @@ func readEXTH(b []byte, encoding int) exth {
 		}
 	}
 	return out
+}
+
+// asin reports an Amazon product number: ten letters and digits.
+func asin(s string) bool {
+	if len(s) != 10 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // splitAuthors splits an author field that names several, as older

@@ -47,7 +47,8 @@ func defaultLimits() limits {
 // Title, Authors and the Catalog's tags come from the \info group,
 // Language from \deflang. The error wraps ErrNotRTF when data does not
 // start with "{\rtf", and is ctx's error when ctx is done. A document
-// without text yields a Document without chapters. Parse is safe to call concurrently.
+// without text yields a Document without chapters. Parse is safe to call
+// concurrently.
 func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 	return parse(ctx, data, defaultLimits())
 }
