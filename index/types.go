@@ -61,7 +61,9 @@ type Book struct {
 	AddedAt  time.Time
 	ReadyAt  time.Time
 
-	// Catalog is what a calibre library says of the book; zero for others.
+	// Catalog is what a calibre library says of the book, else what the
+	// book's own file says (an EPUB's subjects, a PDF's Keywords); zero
+	// when neither says anything.
 	Catalog Catalog
 
 	// Counts and Paths are filled by listing queries.
@@ -74,10 +76,11 @@ type Book struct {
 	originPath string
 }
 
-// Catalog is what a library catalogue (calibre's metadata.opf) says of a
-// book beyond its text.
+// Catalog is what a library catalogue (calibre's metadata.opf), or the
+// book's own file, says of a book beyond its text.
 type Catalog struct {
-	// Path is the file it was read from.
+	// Path is the catalogue file it was read from (calibre's
+	// metadata.opf); empty when the book's own file gave it.
 	Path        string
 	Series      string
 	SeriesIndex float64

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/internal/meta"
 	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 	"github.com/grimoire-search/grimoire/internal/calibre"
@@ -19,19 +20,35 @@ import (
 const maxOPF = 4 << 20
 
 // catalogOf returns what the calibre entry holding one of files says of
-// the book, if one does. A missing or broken metadata.opf says nothing:
-// the book speaks for itself.
-func catalogOf(ctx context.Context, files []index.File) (index.CatalogEntry, bool) {
+// the book, if one does (read). A missing or broken metadata.opf says
+// nothing: the book speaks for itself. held reports that a calibre entry
+// holds one of files, even when its metadata.opf could not be read (calibre
+// may be writing it): the catalogue is then calibre's to give, and
+// RefreshCatalogs gives it, never the book's file.
+func catalogOf(ctx context.Context, files []index.File) (e index.CatalogEntry, read, held bool) {
 	for _, f := range files {
 		dir := filepath.Dir(f.Path)
 		if !calibre.Entry(dir, f.Root) {
 			continue
 		}
+		held = true
 		if e, err := readOPF(ctx, f.Root, filepath.Join(dir, calibre.OPF)); err == nil {
-			return e, true
+			return e, true, true
 		}
 	}
-	return index.CatalogEntry{}, false
+	return index.CatalogEntry{}, false, held
+}
+
+// fileCatalog is the catalogue of a book that no calibre entry holds:
+// what its own file says (EPUB's subjects, a Kindle book's EXTH, a PDF's
+// Info), which a parse writes whole, so that an edited file's description
+// leaves nothing of the old one. Its Path is empty: no catalogue file
+// gave it.
+func fileCatalog(c doc.Catalog) *index.CatalogEntry {
+	return &index.CatalogEntry{Catalog: index.Catalog{
+		Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags,
+		Publisher: c.Publisher, Published: c.Published, Identifiers: c.Identifiers,
+	}}
 }
 
 // readOPF reads a calibre entry's metadata.opf, through libfile as every

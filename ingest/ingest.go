@@ -276,7 +276,8 @@ type prepared struct {
 	// vecs are the chunks' vectors: those a rebuild salvaged until the
 	// book is embedded (nil entries for the rest), then all of them.
 	vecs [][]float32
-	// catalog is what a calibre entry says of the book, if one holds it.
+	// catalog is what a calibre entry says of the book, if one holds it,
+	// else what the book's file says; nil while calibre's cannot be read.
 	catalog *index.CatalogEntry
 	// scan, when set, says the book has scanned pages OCR has not read
 	// yet; nothing else is set then but book.
@@ -456,7 +457,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		}
 		p.log.Warn("scanned pages left unread: no OCR", "path", path, "pages", len(missing), "reason", p.ocr.why)
 	}
-	cat, inCatalog := catalogOf(ctx, files)
+	cat, inCatalog, inCalibre := catalogOf(ctx, files)
 	if inCatalog {
 		// calibre's description is the one its user keeps.
 		if cat.Title != "" {
@@ -490,8 +491,11 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 	}
 	p.log.Debug("parsed", "path", path, "as", typ, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
 	pr := &prepared{book: b, meta: meta, layout: laid, vecs: vecs}
-	if inCatalog {
+	switch {
+	case inCatalog:
 		pr.catalog = &cat
+	case !inCalibre:
+		pr.catalog = fileCatalog(d.Catalog)
 	}
 	return pr, nil
 }

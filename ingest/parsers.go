@@ -53,6 +53,7 @@ func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte, recognise
 	if d.DropGutenberg() && d.Empty() {
 		return nil, fmt.Errorf("%w: nothing between the Project Gutenberg header and footer", doc.ErrNoText)
 	}
+	d.Catalog = d.Catalog.Clean() // a file's word is held to the caps, whichever parser read it
 	return d, nil
 }
 

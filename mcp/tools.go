@@ -17,8 +17,8 @@ type listBooksArgs struct {
 	Author string `json:"author,omitempty" jsonschema:"Only books whose author contains this text (case-insensitive)"`
 	Type   string `json:"type,omitempty" jsonschema:"Only books of this type"`
 	Query  string `json:"query,omitempty" jsonschema:"Only books whose title or author contains this text"`
-	Tag    string `json:"tag,omitempty" jsonschema:"Only books with this tag (a calibre library's tags; case-insensitive)"`
-	Series string `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text (a calibre library's series)"`
+	Tag    string `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives; case-insensitive)"`
+	Series string `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text (calibre's, or the one a book's file names)"`
 	Offset int    `json:"offset,omitempty" jsonschema:"Where to start in the list: pass next_offset of the previous call"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Books per page: 1 to 500 (default 100)"`
 }
@@ -50,7 +50,7 @@ type searchArgs struct {
 	Book    string   `json:"book,omitempty" jsonschema:"Only this book (slug)"`
 	Author  string   `json:"author,omitempty" jsonschema:"Only books whose author contains this text"`
 	Type    string   `json:"type,omitempty" jsonschema:"Only books of this type"`
-	Tag     string   `json:"tag,omitempty" jsonschema:"Only books with this tag (a calibre library's tags)"`
+	Tag     string   `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives)"`
 	Series  string   `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text"`
 	Limit   int      `json:"limit,omitempty" jsonschema:"Number of passages to return: 1 to 50 (default 10)"`
 }
@@ -89,7 +89,7 @@ const (
 func (s *Server) addTools() {
 	types := s.lib.SourceTypes()
 	s.mcp.AddTool(tool("list_books", "List books",
-		`List the books in the user's library: each with its slug (the name every other tool takes), title, author, source_type (`+orList(types)+`), how many chapters, sections and chunks it has, its status (ready, pending, parsed or failed, with the error) and paths. Use it to find a book's slug, or to see what the library holds; filter by author, type, query (a part of the title or author), tag or series. Books from a calibre library also carry calibre's series, series_index, tags, publisher, published and identifiers. Books come in pages of 100 (limit up to 500), ordered by title; total counts them all, and when next_offset is present, call again with offset = next_offset for the next page.`,
+		`List the books in the user's library: each with its slug (the name every other tool takes), title, author, source_type (`+orList(types)+`), how many chapters, sections and chunks it has, its status (ready, pending, parsed or failed, with the error) and paths. Use it to find a book's slug, or to see what the library holds; filter by author, type, query (a part of the title or author), tag or series. Books also carry series, series_index, tags, publisher, published and identifiers where calibre or the book's own file (EPUB, Kindle, FB2, PDF…) gives them. Books come in pages of 100 (limit up to 500), ordered by title; total counts them all, and when next_offset is present, call again with offset = next_offset for the next page.`,
 		schemas[listBooksArgs, listBooksResult](), typeEnum(types)),
 		mcpgo.NewTypedToolHandler(s.listBooks))
 
@@ -104,7 +104,7 @@ func (s *Server) addTools() {
 		mcpgo.NewTypedToolHandler(s.section))
 
 	s.mcp.AddTool(tool("search", "Search the library",
-		`Search the user's books and return the best passages, each with its citation: book (slug) and title, author, chapter and section (their titles, and chapter_index and section_index, which get_section takes), pages for PDFs (page_start, page_end), and chunk_index, which read_chunk_neighbors takes; a book from a calibre library also gives its series and tags. Full text (BM25: good for names, terms and exact sentences) and vectors are combined. For a hard question, or a why or how question, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): they are searched separately and fused; the search matches words, not meaning. score orders the hits of one search, higher first; it is not a probability and does not compare across searches. scores gives each signal's part where it has one: fts_rank and fts_bm25 (full text), vector_cosine, subword (sub-word similarity), and vector_rank when the vector search ranked the passage; when the user runs a reranker, rerank (then the score) and rerank_probability (0-1), its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
+		`Search the user's books and return the best passages, each with its citation: book (slug) and title, author, chapter and section (their titles, and chapter_index and section_index, which get_section takes), pages for PDFs (page_start, page_end), and chunk_index, which read_chunk_neighbors takes; a book with a series or tags (from calibre, or from its own file) also gives them. Full text (BM25: good for names, terms and exact sentences) and vectors are combined. For a hard question, or a why or how question, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): they are searched separately and fused; the search matches words, not meaning. score orders the hits of one search, higher first; it is not a probability and does not compare across searches. scores gives each signal's part where it has one: fts_rank and fts_bm25 (full text), vector_cosine, subword (sub-word similarity), and vector_rank when the vector search ranked the passage; when the user runs a reranker, rerank (then the score) and rerank_probability (0-1), its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies) is one hit: also_in lists the other books with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
 		schemas[searchArgs, searchResult](), typeEnum(types)),
 		mcpgo.NewTypedToolHandler(s.search))
 

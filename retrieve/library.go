@@ -49,8 +49,9 @@ type BookView struct {
 	CatalogView
 }
 
-// CatalogView is what a calibre library says of a book beyond its title,
-// authors and language; every field is left out when it says nothing.
+// CatalogView is what a calibre library, or else the book's own file, says
+// of a book beyond its title, authors and language; every field is left
+// out when it says nothing.
 type CatalogView struct {
 	Series      string            `json:"series,omitempty"`
 	SeriesIndex float64           `json:"series_index,omitempty"`
@@ -353,8 +354,9 @@ type HitView struct {
 	// AlsoIn lists the other books and editions that hold the same
 	// passage; empty when only this one does.
 	AlsoIn []PlaceView `json:"also_in"`
-	// Series and Tags are the book's in a calibre library, left out
-	// elsewhere: enough to tell a series' volumes apart.
+	// Series and Tags are the book's catalogue's (calibre's, or its
+	// file's), left out when it has none: enough to tell a series'
+	// volumes apart.
 	Series      string   `json:"series,omitempty"`
 	SeriesIndex float64  `json:"series_index,omitempty"`
 	Tags        []string `json:"tags,omitempty"`

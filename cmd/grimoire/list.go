@@ -48,7 +48,7 @@ func (a *app) listCmd() *cobra.Command {
 				}
 			}
 			// Series and tags get columns only in a library that has
-			// them (a calibre library's).
+			// them (from calibre, or from the books' files).
 			withSeries := slices.ContainsFunc(books, func(b retrieve.BookView) bool { return b.Series != "" })
 			withTags := slices.ContainsFunc(books, func(b retrieve.BookView) bool { return len(b.Tags) > 0 })
 			tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
@@ -81,8 +81,8 @@ func (a *app) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Author, "author", "", "only books whose author contains this")
 	cmd.Flags().StringVar(&f.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
 	cmd.Flags().StringVar(&f.Query, "match", "", "only books whose title or author contains this")
-	cmd.Flags().StringVar(&f.Tag, "tag", "", "only books with this tag (calibre's tags)")
-	cmd.Flags().StringVar(&f.Series, "series", "", "only books of a series whose name contains this (calibre's series)")
+	cmd.Flags().StringVar(&f.Tag, "tag", "", "only books with this tag (calibre's, or a subject or keyword the book's file gives)")
+	cmd.Flags().StringVar(&f.Series, "series", "", "only books of a series whose name contains this (calibre's, or the book file's)")
 	return cmd
 }
 

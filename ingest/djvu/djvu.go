@@ -233,6 +233,7 @@ func build(ctx context.Context, comps []component, navm []byte) (*doc.Document, 
 	if l := meta["language"]; l != "" && len(l) <= 16 {
 		d.Language = strings.ToLower(l)
 	}
+	d.Catalog = catalog(meta)
 
 	var all []pageLine
 	labels := false

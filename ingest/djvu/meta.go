@@ -1,8 +1,36 @@
 package djvu
 
 import (
+	"strconv"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
 )
+
+// catalog returns what the metadata says of the book beyond its title,
+// author and language. djvused's keys are BibTeX's (publisher, year,
+// series, volume, isbn) and the PDF Info's (Subject, Keywords,
+// CreationDate), lower-cased by metadata.
+func catalog(meta map[string]string) doc.Catalog {
+	c := doc.Catalog{Publisher: meta["publisher"], Series: meta["series"]}
+	c.AddTag(meta["subject"])
+	c.AddKeywords(meta["keywords"])
+	if c.Published = doc.DatePart(meta["year"]); c.Published == "" {
+		c.Published = doc.PDFDate(meta["creationdate"])
+	}
+	if c.Series != "" {
+		for _, k := range []string{"volume", "number"} {
+			if n, err := strconv.ParseFloat(strings.TrimSpace(meta[k]), 64); err == nil {
+				c.SeriesIndex = n
+				break
+			}
+		}
+	}
+	c.SetIdentifier("isbn", meta["isbn"])
+	c.SetIdentifier("doi", meta["doi"])
+	c.SetIdentifier("uri", meta["url"])
+	return c.Clean()
+}
 
 // metadata reads the (metadata (key "value") ...) list of an annotation
 // chunk's text, keys lower-cased; other annotations (links, colours, zoom)

@@ -48,6 +48,9 @@ type Document struct {
 	Authors []string
 	// Language is a BCP 47 tag when known ("en", "fr"), else empty.
 	Language string
+	// Catalog is what else the file says of the book (publisher, tags,
+	// date, identifiers, series); zero when it says nothing.
+	Catalog Catalog
 	// SourceType is one of the source types above.
 	SourceType string
 	// PageCount is the number of pages for paged formats, else 0.

@@ -5,8 +5,9 @@
 // style is a Heading N (also under a localized name); a Title paragraph is
 // the document's title. Lists carry their numbers as Word shows them,
 // tables become rows of cells joined by " | ", footnotes and endnotes
-// follow the text of the section that cites them, and the title, authors
-// and language come from docProps/core.xml.
+// follow the text of the section that cites them, and the title, authors,
+// language, subject, category, keywords and creation date come from
+// docProps/core.xml.
 //
 // Anchors cite a heading by its bookmark when a visible one marks it
 // ("#introduction"), and a paragraph by its number in the document
@@ -108,6 +109,7 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 		Title:      core.title,
 		Authors:    core.authors,
 		Language:   meta.LanguageTag(core.language),
+		Catalog:    core.catalog,
 		SourceType: doc.DOCX,
 	}
 	if d.Title == "" {
@@ -225,6 +227,9 @@ type core struct {
 	title    string
 	authors  []string
 	language string
+	// catalog holds the subject, category and keywords as tags, the
+	// creation date, and an identifier.
+	catalog doc.Catalog
 }
 
 func readCore(a *safezip.Archive, name string) (core, error) {
@@ -236,12 +241,31 @@ func readCore(a *safezip.Archive, name string) (core, error) {
 		Title    string   `xml:"title"`
 		Creators []string `xml:"creator"`
 		Language string   `xml:"language"`
+		Subject  string   `xml:"subject"`
+		Category string   `xml:"category"`
+		Keywords struct {
+			Text string `xml:",chardata"`
+			// Values are the keywords of each language, when the
+			// document gives them so.
+			Values []string `xml:"value"`
+		} `xml:"keywords"`
+		Created    string `xml:"created"`
+		Identifier string `xml:"identifier"`
 	}
 	if data != nil {
 		// Broken metadata costs the document its title, not its text.
 		_ = xhtml.NewXMLDecoder(data).Decode(&props)
 	}
 	out := core{title: xhtml.CleanText(props.Title), language: xhtml.CleanText(props.Language)}
+	out.catalog.AddTag(props.Subject)
+	out.catalog.AddTag(props.Category)
+	out.catalog.AddKeywords(props.Keywords.Text)
+	for _, k := range props.Keywords.Values {
+		out.catalog.AddKeywords(k)
+	}
+	out.catalog.Published = doc.DatePart(props.Created)
+	out.catalog.SetIdentifier(meta.Identifier("", props.Identifier))
+	out.catalog = out.catalog.Clean()
 	for _, c := range props.Creators {
 		// Word keeps several authors in one creator, separated by
 		// semicolons.

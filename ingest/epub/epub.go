@@ -67,7 +67,8 @@ func defaultLimits() limits {
 
 // Parse parses one EPUB file, given whole in data, as one book.
 //
-// Title, Authors and Language come from the package document (OPF). The
+// Title, Authors, Language and the Catalog come from the package document
+// (OPF). The
 // error is non-nil when data is not a readable EPUB (ErrNotEPUB), when its
 // content is DRM-encrypted (ErrDRM), when it would decompress to more than
 // 64 MB in one entry or 512 MB in all, or has more than 20,000 entries
@@ -87,6 +88,7 @@ func parse(ctx context.Context, data []byte, lim limits) (*doc.Document, error) 
 		Title:      b.pkg.meta.Title,
 		Authors:    b.pkg.meta.Authors,
 		Language:   b.pkg.meta.Language,
+		Catalog:    b.pkg.meta.Catalog(),
 		SourceType: doc.EPUB,
 		Chapters:   b.chapters(),
 	}, nil

@@ -1,7 +1,8 @@
 // Package fb2 parses a FictionBook 2 book (.fb2, or .fb2.zip: a zip holding
 // one) into the format-neutral tree of package doc. The book's nested
 // <section> elements and their <title>s are its table of contents; the
-// description's title-info gives the title, authors and language, and its
+// description's title-info gives the title, authors, language, genres,
+// keywords and series, its publish-info the publisher, year and ISBN, and its
 // annotation becomes a first chapter. Notes bodies become a chapter of
 // their own, each note a paragraph that starts with its number.
 //
@@ -68,10 +69,25 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 		Title:      p.title,
 		Authors:    p.authors,
 		Language:   meta.LanguageTag(p.lang),
+		Catalog:    p.bookCatalog(),
 		SourceType: doc.FB2,
 	}
 	d.Chapters = p.b.Chapters(d.Title)
 	return d, nil
+}
+
+// bookCatalog returns the catalogue the description gives: the year the
+// book was published, else the date it was written; the author's series,
+// else the publisher's.
+func (p *parser) bookCatalog() doc.Catalog {
+	c := p.catalog
+	if c.Published == "" {
+		c.Published = p.written
+	}
+	if c.Series == "" {
+		c.Series, c.SeriesIndex = p.pubSeries, p.pubSeriesIndex
+	}
+	return c.Clean()
 }
 
 // unzip returns the book inside a .fb2.zip: its first .fb2 entry, else its
@@ -133,6 +149,7 @@ const (
 	kindAnnot   // the title-info's annotation
 	kindDescr   // description
 	kindTitleIn // title-info
+	kindPubInfo // publish-info
 	kinds
 )
 
@@ -154,6 +171,14 @@ type parser struct {
 	authors []string
 	lang    string
 	author  [4]string // first, middle, last, nickname
+	catalog doc.Catalog
+	// written is the title-info's date, when the work was written: the
+	// date the book has when its publish-info gives no year.
+	written string
+	// pubSeries is the publish-info's sequence, the publisher's series:
+	// the book's when its title-info names none.
+	pubSeries      string
+	pubSeriesIndex float64
 
 	bodies int
 	notes  bool // in a body after the first: notes, comments
@@ -272,6 +297,7 @@ func (p *parser) start(t xml.StartElement) {
 	if p.skipping() {
 		k = kindSkip
 	}
+	p.description(t)
 	switch k {
 	case kindBody:
 		p.closeLine()
@@ -348,7 +374,7 @@ func (p *parser) classify(name string) kind {
 	switch top {
 	case kindTitleIn:
 		switch name {
-		case "book-title", "lang":
+		case "book-title", "lang", "genre", "keywords", "date":
 			return kindField
 		case "author":
 			return kindAuthor
@@ -365,8 +391,17 @@ func (p *parser) classify(name string) kind {
 	case kindField:
 		return kindOther
 	case kindDescr:
-		if name == "title-info" {
+		switch name {
+		case "title-info":
 			return kindTitleIn
+		case "publish-info":
+			return kindPubInfo
+		}
+		return kindSkip
+	case kindPubInfo:
+		switch name {
+		case "publisher", "year", "isbn":
+			return kindField
 		}
 		return kindSkip
 	}
@@ -612,6 +647,51 @@ func (p *parser) setField(name, value string) {
 		p.author[2] = value
 	case "nickname":
 		p.author[3] = value
+	case "genre":
+		// Genres are codes ("sf_fantasy", "prose_classic"), as readers
+		// and libraries file FB2 books by them.
+		p.catalog.AddTag(value)
+	case "keywords":
+		p.catalog.AddKeywords(value)
+	case "date":
+		if p.written == "" {
+			p.written = value
+		}
+	case "publisher":
+		if p.catalog.Publisher == "" {
+			p.catalog.Publisher = value
+		}
+	case "year":
+		if p.catalog.Published == "" {
+			p.catalog.Published = value
+		}
+	case "isbn":
+		p.catalog.SetIdentifier("isbn", value)
+	}
+}
+
+// description reads what the description's elements say in their
+// attributes: a sequence's name and number, a date's machine value.
+func (p *parser) description(t xml.StartElement) {
+	top := p.top()
+	if top != kindTitleIn && top != kindPubInfo {
+		return
+	}
+	switch t.Name.Local {
+	case "sequence":
+		name := xhtml.CleanText(attr(t, "name"))
+		number, _ := strconv.ParseFloat(attr(t, "number"), 64)
+		switch {
+		case name == "":
+		case top == kindTitleIn && p.catalog.Series == "":
+			p.catalog.Series, p.catalog.SeriesIndex = name, number
+		case top == kindPubInfo && p.pubSeries == "":
+			p.pubSeries, p.pubSeriesIndex = name, number
+		}
+	case "date":
+		if v := doc.DatePart(attr(t, "value")); v != "" && top == kindTitleIn && p.written == "" {
+			p.written = v
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,5 +192,43 @@ func TestCancelled(t *testing.T) {
 	cancel()
 	if _, err := Parse(ctx, []byte(book("", "<p>x</p>"))); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestCatalog reads the description's catalogue: genres and keywords as
+// tags, the title-info's sequence as the series (else the publish-info's),
+// the publish-info's year (else the date the work was written, by its
+// value), publisher and ISBN. The src-title-info of a translation's
+// original says nothing of this book.
+func TestCatalog(t *testing.T) {
+	const body = `<section><p>The lamp was lit at dusk.</p></section>`
+	pub := func(info, publish string) []byte {
+		return []byte(strings.Replace(book(info, body), "</title-info>", "</title-info>"+publish, 1))
+	}
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want doc.Catalog
+	}{
+		{"title-info and publish-info", pub(`<genre>sf_fantasy</genre><genre match="100">adventure</genre><book-title>Log</book-title>
+<keywords>lamps, keepers; Sf_Fantasy</keywords><date value="1850-03-01">spring 1850</date><sequence name=" Coast " number="3"/>`,
+			`<publish-info><publisher>Harbour Press</publisher><year>1901</year><isbn>978-0-00-000000-1</isbn><sequence name="Classics" number="40"/></publish-info>`),
+			doc.Catalog{Tags: []string{"sf_fantasy", "adventure", "lamps", "keepers"}, Publisher: "Harbour Press", Published: "1901",
+				Series: "Coast", SeriesIndex: 3, Identifiers: map[string]string{"isbn": "978-0-00-000000-1"}}},
+		{"the written date and the publisher's series stand in", pub(`<book-title>Log</book-title><date>1850</date>`,
+			`<publish-info><sequence name="Classics" number="x"/></publish-info>`),
+			doc.Catalog{Published: "1850", Series: "Classics"}},
+		{"a translation's original", []byte(strings.Replace(book(`<book-title>Log</book-title>`, body), "</title-info>",
+			`</title-info><src-title-info><genre>prose</genre><sequence name="Orig"/><date>1700</date></src-title-info>`, 1)),
+			doc.Catalog{}},
+		{"none", []byte(book(`<book-title>Log</book-title>`, body)), doc.Catalog{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustParse(t, tc.data).Catalog
+			if got.Publisher != tc.want.Publisher || !slices.Equal(got.Tags, tc.want.Tags) || got.Published != tc.want.Published ||
+				got.Series != tc.want.Series || got.SeriesIndex != tc.want.SeriesIndex || !maps.Equal(got.Identifiers, tc.want.Identifiers) {
+				t.Errorf("catalog %+v\nwant %+v", got, tc.want)
+			}
+		})
 	}
 }

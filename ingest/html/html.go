@@ -6,9 +6,10 @@
 // (<main>, role="main") only that is read. Preformatted text, such as a law
 // published as one long <pre>, is kept line for line.
 //
-// A page's title, authors and language come from its <meta> tags (Open
-// Graph, Dublin Core, author), its <title> and its lang attribute; an
-// HTMLZ book's from its metadata.opf. Anchors cite the nearest element id
+// A page's title, authors, language and catalogue (keywords, publisher,
+// date, identifiers) come from its <meta> tags (Open Graph, Dublin Core,
+// Highwire Press, author), its <title> and its lang attribute; an HTMLZ
+// book's from its metadata.opf. Anchors cite the nearest element id
 // ("#chapter-3"; "index.html#chapter-3" inside an HTMLZ).
 package html
 
@@ -98,6 +99,9 @@ func parseHTMLZ(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Docu
 	if d.Language == "" {
 		d.Language = own.Language
 	}
+	if d.Catalog.Empty() {
+		d.Catalog = own.Catalog
+	}
 	build(d, conv)
 	return d, nil
 }
@@ -152,7 +156,7 @@ func opfMeta(d *doc.Document, a *safezip.Archive) error {
 		return nil
 	}
 	info := meta.FromOPF(&pkg.Metadata, pkg.UniqueIdentifier)
-	d.Title, d.Authors, d.Language = info.Title, info.Authors, info.Language
+	d.Title, d.Authors, d.Language, d.Catalog = info.Title, info.Authors, info.Language, info.Catalog()
 	return nil
 }
 
@@ -205,6 +209,42 @@ func pageMeta(d *doc.Document, conv xhtml.Result) {
 	if d.Language == "" {
 		d.Language = meta.LanguageTag(first("dc.language", "dcterms.language", "language", "og:locale", "citation_language"))
 	}
+	d.Catalog = pageCatalog(conv.Meta)
+}
+
+// pageCatalog returns what a page's <meta> tags say of it beyond its
+// title, authors and language: Dublin Core's, Highwire Press's (citation_*,
+// as journals and Google Scholar use) and Open Graph's.
+func pageCatalog(metas []xhtml.Meta) doc.Catalog {
+	var c doc.Catalog
+	for _, m := range metas {
+		switch m.Name {
+		case "keywords", "dc.subject", "dcterms.subject", "citation_keywords":
+			c.AddKeywords(m.Content)
+		case "article:tag", "book:tag":
+			c.AddTag(m.Content)
+		case "dc.publisher", "dcterms.publisher", "citation_publisher":
+			if c.Publisher == "" {
+				c.Publisher = m.Content
+			}
+		case "dc.date", "dcterms.date", "dcterms.issued", "citation_publication_date", "citation_date",
+			"article:published_time", "book:release_date":
+			if c.Published == "" {
+				if c.Published = doc.DatePart(m.Content); c.Published == "" {
+					c.Published = m.Content
+				}
+			}
+		case "citation_doi":
+			c.SetIdentifier(meta.Identifier("doi", m.Content))
+		case "citation_isbn", "book:isbn":
+			c.SetIdentifier(meta.Identifier("isbn", m.Content))
+		case "dc.identifier", "dcterms.identifier":
+			c.SetIdentifier(meta.Identifier("", m.Content))
+		case "og:url":
+			c.SetIdentifier(meta.Identifier("uri", m.Content))
+		}
+	}
+	return c.Clean()
 }
 
 // build lays the converted page out as chapters from its headings.

@@ -228,6 +228,8 @@ const calibreOPF = `<?xml version='1.0' encoding='utf-8'?>
 <dc:creator opf:file-as="Keeper, Ann" opf:role="aut">Ann Keeper</dc:creator>
 <dc:contributor opf:role="bkp">calibre (6.13.0)</dc:contributor>
 <dc:language>en</dc:language>
+<dc:subject>Lighthouses</dc:subject><dc:publisher>Harbour Press</dc:publisher>
+<meta name="calibre:series" content="Coast"/><meta name="calibre:series_index" content="2"/>
 </metadata></package>`
 
 func TestHTMLZ(t *testing.T) {
@@ -242,6 +244,9 @@ func TestHTMLZ(t *testing.T) {
 	doctest.Check(t, d, doc.HTMLZ)
 	if d.Title != "The Lighthouse Log" || !slices.Equal(d.Authors, []string{"Ann Keeper"}) || d.Language != "en" {
 		t.Errorf("metadata %q %q %q", d.Title, d.Authors, d.Language)
+	}
+	if c := d.Catalog; !slices.Equal(c.Tags, []string{"Lighthouses"}) || c.Publisher != "Harbour Press" || c.Series != "Coast" || c.SeriesIndex != 2 {
+		t.Errorf("catalog %+v", c)
 	}
 	if got := doctest.Outline(d); got != "The Lighthouse Log\nWinter\nSpring\n" {
 		t.Errorf("outline %q", got)

@@ -12,6 +12,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/text/language"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
 )
 
 // frontMatter is the book metadata a front matter block may carry.
@@ -19,6 +21,9 @@ type frontMatter struct {
 	title    string
 	authors  []string
 	language string
+	// catalog holds tags, keywords and categories as tags, the date, the
+	// publisher, the series and the ISBN or DOI.
+	catalog doc.Catalog
 }
 
 // splitFrontMatter separates a YAML ("---") or TOML ("+++") front matter
@@ -180,8 +185,29 @@ func metaFrom(m map[string]any) frontMatter {
 			if fm.language == "" {
 				fm.language = languageTag(scalar(v))
 			}
+		case "tags", "keywords", "categories", "subject", "subjects":
+			for _, t := range tags(v) {
+				fm.catalog.AddKeywords(strings.TrimPrefix(t, "#"))
+			}
+		case "date", "published":
+			if fm.catalog.Published == "" {
+				fm.catalog.Published = doc.DatePart(fmt.Sprint(v))
+			}
+		case "publisher":
+			if fm.catalog.Publisher == "" {
+				fm.catalog.Publisher = scalar(v)
+			}
+		case "series":
+			if fm.catalog.Series == "" {
+				fm.catalog.Series = scalar(v)
+			}
+		case "series_index", "series-index":
+			fm.catalog.SeriesIndex, _ = strconv.ParseFloat(scalar(v), 64)
+		case "isbn", "doi":
+			fm.catalog.SetIdentifier(strings.ToLower(k), scalar(v))
 		}
 	}
+	fm.catalog = fm.catalog.Clean()
 	seen := map[string]bool{}
 	for _, a := range authors {
 		for _, name := range names(a) {
@@ -192,6 +218,23 @@ func metaFrom(m map[string]any) frontMatter {
 		}
 	}
 	return fm
+}
+
+// tags reads a tags field: a list, or one string of them.
+func tags(v any) []string {
+	if list, ok := v.([]any); ok {
+		var out []string
+		for _, x := range list {
+			if s := scalar(x); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if s := scalar(v); s != "" {
+		return []string{s}
+	}
+	return nil
 }
 
 // names reads an author field: a name, a list of names, or entries with a

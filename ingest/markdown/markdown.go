@@ -45,6 +45,7 @@ func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 		Title:      title,
 		Authors:    fm.authors,
 		Language:   fm.language,
+		Catalog:    fm.catalog,
 		SourceType: doc.Markdown,
 		Chapters:   chapters,
 	}, nil

@@ -3,6 +3,7 @@ package markdown
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -649,5 +650,30 @@ func TestDeadlineDuringParse(t *testing.T) {
 	defer cancel()
 	if _, err := Parse(ctx, []byte(sb.String())); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want context.DeadlineExceeded", err)
+	}
+}
+
+// TestFrontMatterCatalog: tags, keywords and categories (a list or one
+// string, a note's "#tag" as well) are tags; the date, publisher, series
+// and ISBN go to the catalogue. YAML and TOML give dates as timestamps.
+func TestFrontMatterCatalog(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      doc.Catalog
+	}{
+		{"yaml", "---\ntags: [sea, \"#lamps\", Sea]\nkeywords: tides, charts\ndate: 2023-02-01\npublisher: Harbour Press\nseries: Coast\nseries_index: 2\nisbn: 978-0\n---\nBody.\n",
+			doc.Catalog{Tags: []string{"tides", "charts", "sea", "lamps"}, Published: "2023-02-01", Publisher: "Harbour Press",
+				Series: "Coast", SeriesIndex: 2, Identifiers: map[string]string{"isbn": "978-0"}}},
+		{"toml", "+++\ncategories = [\"notes\"]\ndate = 2021-03-04T05:06:07Z\n+++\nBody.\n",
+			doc.Catalog{Tags: []string{"notes"}, Published: "2021-03-04"}},
+		{"none", "---\ntitle: T\n---\nBody.\n", doc.Catalog{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mustParse(t, tc.src).Catalog
+			if got.Publisher != tc.want.Publisher || !slices.Equal(got.Tags, tc.want.Tags) || got.Published != tc.want.Published ||
+				got.Series != tc.want.Series || got.SeriesIndex != tc.want.SeriesIndex || !maps.Equal(got.Identifiers, tc.want.Identifiers) {
+				t.Errorf("catalog %+v\nwant %+v", got, tc.want)
+			}
+		})
 	}
 }

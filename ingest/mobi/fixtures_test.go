@@ -32,6 +32,13 @@ type testBook struct {
 	records [][]byte
 	// cdic, when set, replaces the CDIC record of a HUFF book.
 	cdic []byte
+	// exth are more EXTH records, in order.
+	exth []exthRecord
+}
+
+type exthRecord struct {
+	typ uint32
+	v   string
 }
 
 // testTOC is an NCX entry: in MOBI6 at byte pos of html; in KF8 at offset
@@ -260,6 +267,10 @@ func (b testBook) record0(header map[int]uint32, boundary int) []byte {
 			add(a.typ, []byte(a.v))
 			count++
 		}
+	}
+	for _, r := range b.exth {
+		add(r.typ, []byte(r.v))
+		count++
 	}
 	if boundary >= 0 {
 		v := make([]byte, 4)

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/meta"
 )
 
 // Compression schemes of the text records.
@@ -57,6 +58,9 @@ type exth struct {
 	title    string // 503, the updated title
 	authors  []string
 	language string
+	// catalog holds the publisher (101), subjects (105), date (106) and
+	// identifiers (104 ISBN, 112 source, 113 and 504 ASIN).
+	catalog doc.Catalog
 	// boundary is the record index of the KF8 part of a combined file, or
 	// -1 (121).
 	boundary int
@@ -156,6 +160,32 @@ func readEXTH(b []byte, encoding int) exth {
 			out.authors = append(out.authors, splitAuthors(decodeString(v, encoding))...)
 		case 503:
 			out.title = decodeString(v, encoding)
+		case 101:
+			if out.catalog.Publisher == "" {
+				out.catalog.Publisher = decodeString(v, encoding)
+			}
+		case 105:
+			// Older writers joined several subjects, as they did authors.
+			for _, t := range strings.Split(decodeString(v, encoding), ";") {
+				out.catalog.AddTag(t)
+			}
+		case 106:
+			if out.catalog.Published == "" {
+				out.catalog.Published = decodeString(v, encoding)
+			}
+		case 104:
+			out.catalog.SetIdentifier(meta.Identifier("isbn", decodeString(v, encoding)))
+		case 112:
+			// A source that is an ISBN or an address; calibre writes its
+			// own id here, which names no book.
+			if scheme, id := meta.Identifier("", decodeString(v, encoding)); scheme != "uuid" {
+				out.catalog.SetIdentifier(scheme, id)
+			}
+		case 113, 504:
+			// calibre writes its own id here too, which is no ASIN.
+			if id := decodeString(v, encoding); asin(id) {
+				out.catalog.SetIdentifier("asin", id)
+			}
 		case 524:
 			out.language = languageTag(decodeString(v, encoding))
 		case 121:
@@ -167,6 +197,19 @@ func readEXTH(b []byte, encoding int) exth {
 		}
 	}
 	return out
+}
+
+// asin reports an Amazon product number: ten letters and digits.
+func asin(s string) bool {
+	if len(s) != 10 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // splitAuthors splits an author field that names several, as older

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -285,5 +286,34 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	if _, err := Parse(ctx, mobi6Book().bytes()); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestEXTHCatalog reads what EXTH says beyond title and author: publisher,
+// subjects, date, ISBN, a source that is an ISBN, an ASIN; calibre's own
+// ids, which it writes as source and ASIN, name no book.
+func TestEXTHCatalog(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		exth []exthRecord
+		want doc.Catalog
+	}{
+		{"kindlegen", []exthRecord{{101, "Harbour Press"}, {101, "Second Press"}, {105, "Sea stories"}, {105, "Lighthouses; sea stories"},
+			{106, "2011-05-04T00:00:00+00:00"}, {104, "978-0-00-000000-1"}, {113, "B000FC1PJI"}},
+			doc.Catalog{Publisher: "Harbour Press", Tags: []string{"Sea stories", "Lighthouses"}, Published: "2011-05-04",
+				Identifiers: map[string]string{"isbn": "978-0-00-000000-1", "asin": "B000FC1PJI"}}},
+		{"calibre", []exthRecord{{112, "calibre:3e4b48d8-ecdc-4eef-a88e-9b305b6b73f3"}, {113, "3e4b48d8-ecdc-4eef-a88e-9b305b6b73f3"},
+			{504, "3e4b48d8-ecdc-4eef-a88e-9b305b6b73f3"}}, doc.Catalog{}},
+		{"source", []exthRecord{{112, "urn:isbn:9780000000002"}}, doc.Catalog{Identifiers: map[string]string{"isbn": "9780000000002"}}},
+		{"hostile", []exthRecord{{105, strings.Repeat("x", 5000)}, {106, "\x00\x01"}, {104, ""}}, doc.Catalog{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testBook{title: "Log", html: "<html><body><p>The lamp was lit at dusk.</p></body></html>", exth: tc.exth}
+			got := mustParse(t, b.bytes()).Catalog
+			if got.Publisher != tc.want.Publisher || !slices.Equal(got.Tags, tc.want.Tags) || got.Published != tc.want.Published ||
+				!maps.Equal(got.Identifiers, tc.want.Identifiers) {
+				t.Errorf("catalog %+v\nwant %+v", got, tc.want)
+			}
+		})
 	}
 }

@@ -48,8 +48,12 @@ func (b *book) document(ctx context.Context) (*doc.Document, error) {
 		Title:      meta.title(b.db),
 		Authors:    meta.exth.authors,
 		Language:   meta.language(),
+		Catalog:    meta.exth.catalog.Clean(),
 		SourceType: doc.MOBI,
 		Chapters:   layout(pieces, src.toc, src.anchor),
+	}
+	if d.Catalog.Empty() && meta != b.first {
+		d.Catalog = b.first.exth.catalog.Clean()
 	}
 	if b.first.kf8() {
 		d.SourceType = doc.AZW3

@@ -6,7 +6,7 @@
 // headings themselves are the outline. Lists carry their bullets and
 // numbers, tables become rows of cells joined by " | ", footnotes and
 // endnotes follow the text of the section that cites them, and meta.xml
-// gives the title, authors and language.
+// gives the title, authors, language, subject, keywords and creation date.
 //
 // Anchors cite a heading by its bookmark when a visible one marks it
 // ("#introduction"), and a paragraph by its number in the document
@@ -100,6 +100,7 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 		Title:      m.title,
 		Authors:    m.authors,
 		Language:   meta.LanguageTag(m.language),
+		Catalog:    m.catalog,
 		SourceType: doc.ODT,
 	}
 	if d.Title == "" {
@@ -150,6 +151,9 @@ type docMeta struct {
 	title    string
 	authors  []string
 	language string
+	// catalog holds the subject and keywords as tags and the creation
+	// date.
+	catalog doc.Catalog
 }
 
 // readMeta reads meta.xml. The author is the initial creator; dc:creator
@@ -165,14 +169,23 @@ func readMeta(a *safezip.Archive) docMeta {
 	}
 	var m struct {
 		Meta struct {
-			Title          string `xml:"title"`
-			InitialCreator string `xml:"initial-creator"`
-			Creator        string `xml:"creator"`
-			Language       string `xml:"language"`
+			Title          string   `xml:"title"`
+			InitialCreator string   `xml:"initial-creator"`
+			Creator        string   `xml:"creator"`
+			Language       string   `xml:"language"`
+			Subject        string   `xml:"subject"`
+			Keywords       []string `xml:"keyword"`
+			Created        string   `xml:"creation-date"`
 		} `xml:"meta"`
 	}
 	_ = xhtml.NewXMLDecoder(data).Decode(&m)
 	out := docMeta{title: xhtml.CleanText(m.Meta.Title), language: xhtml.CleanText(m.Meta.Language)}
+	out.catalog.AddTag(m.Meta.Subject)
+	for _, k := range m.Meta.Keywords {
+		out.catalog.AddKeywords(k)
+	}
+	out.catalog.Published = doc.DatePart(m.Meta.Created)
+	out.catalog = out.catalog.Clean()
 	author := xhtml.CleanText(m.Meta.InitialCreator)
 	if author == "" {
 		author = xhtml.CleanText(m.Meta.Creator)

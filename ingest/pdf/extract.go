@@ -40,6 +40,7 @@ type pdfiumDoc struct {
 	labels  []string
 	title   string
 	author  string
+	info    infoCatalog
 }
 
 type unmappedChar struct {
@@ -426,6 +427,14 @@ func readPDFiumDoc(ctx context.Context, d *pdfium.Document, maxPages int) (*pdfi
 	}
 	if pd.author, err = d.MetaText(ctx, "Author"); err != nil {
 		return nil, err
+	}
+	for _, f := range []struct {
+		key string
+		to  *string
+	}{{"Subject", &pd.info.subject}, {"Keywords", &pd.info.keywords}, {"CreationDate", &pd.info.created}} {
+		if *f.to, err = d.MetaText(ctx, f.key); err != nil {
+			return nil, err
+		}
 	}
 	return pd, nil
 }

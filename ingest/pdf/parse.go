@@ -269,10 +269,12 @@ func (p *parse) document() *doc.Document {
 	var entries []outlineEntry
 	var labels []string
 	var infoTitle, infoAuthor string
+	var info infoCatalog
 	var x xmpMeta
 	lang := ""
 	if m := p.meta; m != nil {
 		entries, labels, infoTitle, infoAuthor, x, lang = m.outline, m.labels, m.title, m.author, m.xmp, m.lang
+		info = m.info
 		if m.pages != len(p.pages) {
 			// The two libraries disagree on the page tree (a damaged
 			// file): page indices from pdfcpu would point elsewhere.
@@ -288,6 +290,7 @@ func (p *parse) document() *doc.Document {
 	} else if p.pd != nil {
 		entries, labels = fromPDFium(p.pd)
 		infoTitle, infoAuthor = cleanMeta(p.pd.title), cleanMeta(p.pd.author)
+		info = p.pd.info
 	}
 	if len(labels) == len(p.pages) {
 		d.PageLabels = labels
@@ -303,6 +306,7 @@ func (p *parse) document() *doc.Document {
 		d.Authors = splitAuthors(infoAuthor)
 	}
 	d.Language = languageTag(firstGood(func(s string) bool { return s != "" }, x.language, lang))
+	d.Catalog = info.catalog()
 
 	marks := outlineMarks(entries, p.blocks, p.pages)
 	if len(marks) == 0 {

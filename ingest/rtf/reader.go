@@ -21,11 +21,13 @@ const (
 	destFootnote
 	destFonts
 	destStyles
-	// destInfo is the \info group, whose own text is dropped; its title
-	// and author groups are read.
+	// destInfo is the \info group, whose own text is dropped; its title,
+	// author, subject and keywords groups are read.
 	destInfo
 	destTitle
 	destAuthor
+	destSubject
+	destKeywords
 )
 
 // state is what a group may change and its end restores.
@@ -75,7 +77,8 @@ type reader struct {
 	styleChar  bool // a character, section or table style: never a heading
 	styleName  strings.Builder
 
-	titleText, authorText strings.Builder
+	titleText, authorText    strings.Builder
+	subjectText, keywordText strings.Builder
 
 	pending   []byte // \'hh and raw bytes, decoded together in the code page
 	pendLine  int    // the line where the pending bytes start
@@ -358,6 +361,10 @@ func (r *reader) text(s string) {
 		r.titleText.WriteString(s)
 	case destAuthor:
 		r.authorText.WriteString(s)
+	case destSubject:
+		r.subjectText.WriteString(s)
+	case destKeywords:
+		r.keywordText.WriteString(s)
 	case destStyles:
 		for _, c := range s {
 			if c == ';' {
@@ -511,6 +518,10 @@ func destination(w string) (dest, bool) {
 		return destTitle, true
 	case "author":
 		return destAuthor, true
+	case "subject":
+		return destSubject, true
+	case "keywords":
+		return destKeywords, true
 	case "footnote":
 		return destFootnote, true
 	case "colortbl", "pict", "object", "fldinst", "header", "headerl", "headerr", "headerf",
@@ -520,7 +531,7 @@ func destination(w string) (dest, bool) {
 		"nonshppict", "shpinst", "annotation", "atnauthor", "atnid", "atndate", "atnref",
 		"ftnsep", "ftnsepc", "ftncn", "aftnsep", "aftnsepc", "aftncn", "docvar", "userprops",
 		"pntxta", "pntxtb", "listtext", "pntext", "template", "operator", "company", "manager", "category",
-		"keywords", "comment", "doccomm", "hlinkbase", "subject", "buptim", "creatim",
+		"comment", "doccomm", "hlinkbase", "buptim", "creatim",
 		"printim", "revtim", "bkmkstart", "bkmkend", "mmathPr", "wgrffmtfilter", "fchars", "lchars":
 		return destSkip, true
 	}
@@ -532,7 +543,7 @@ func (r *reader) enter(d dest) {
 	switch {
 	case r.st.dest == destSkip:
 		// Nothing inside a skipped group is read.
-	case d == destTitle || d == destAuthor:
+	case d == destTitle || d == destAuthor || d == destSubject || d == destKeywords:
 		if r.st.dest == destInfo {
 			r.st.dest = d
 		} else {
@@ -704,6 +715,15 @@ func (r *reader) endStyle() {
 }
 
 func (r *reader) title() string { return clean(strings.ReplaceAll(r.titleText.String(), "\n", " ")) }
+
+// catalog returns the \subject as a tag and the \keywords split into
+// tags.
+func (r *reader) catalog() doc.Catalog {
+	var c doc.Catalog
+	c.AddTag(r.subjectText.String())
+	c.AddKeywords(r.keywordText.String())
+	return c.Clean()
+}
 
 // authors splits the \author field where it names several.
 func (r *reader) authors() []string {

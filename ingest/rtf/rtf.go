@@ -4,12 +4,12 @@
 // tables and footnotes stay readable as text.
 //
 // The reader is a tokenizer over nested groups that tracks what each group
-// holds: the body, a footnote, the document's title or author, the font
-// table and stylesheet it learns from, or a destination it skips (pictures,
-// headers, field instructions, anything marked \*). Bytes written as \'hh
-// are decoded in the code page of the current font (\fcharset) or the
-// document (\ansicpg); \uN escapes are read with their \ucN fallbacks
-// skipped, and the text after them kept.
+// holds: the body, a footnote, the document's title, author, subject or
+// keywords, the font table and stylesheet it learns from, or a destination
+// it skips (pictures, headers, field instructions, anything marked \*).
+// Bytes written as \'hh are decoded in the code page of the current font
+// (\fcharset) or the document (\ansicpg); \uN escapes are read with their
+// \ucN fallbacks skipped, and the text after them kept.
 //
 // Blocks carry the line of the RTF file where their text starts, as the
 // text and Markdown parsers do: the pipeline cites them as "L12". Group
@@ -44,10 +44,11 @@ func defaultLimits() limits {
 
 // Parse parses one RTF document, given whole in data.
 //
-// Title and Authors come from the \info group, Language from \deflang.
-// The error wraps ErrNotRTF when data does not start with "{\rtf", and is
-// ctx's error when ctx is done. A document without text yields a Document
-// without chapters. Parse is safe to call concurrently.
+// Title, Authors and the Catalog's tags come from the \info group,
+// Language from \deflang. The error wraps ErrNotRTF when data does not
+// start with "{\rtf", and is ctx's error when ctx is done. A document
+// without text yields a Document without chapters. Parse is safe to call
+// concurrently.
 func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 	return parse(ctx, data, defaultLimits())
 }
@@ -65,6 +66,7 @@ func parse(ctx context.Context, data []byte, lim limits) (*doc.Document, error) 
 		Title:      r.title(),
 		Authors:    r.authors(),
 		Language:   doc.WindowsLanguage(r.deflang),
+		Catalog:    r.catalog(),
 		SourceType: doc.RTF,
 		Chapters:   layout(r.pars),
 	}

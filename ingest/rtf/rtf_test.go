@@ -228,3 +228,16 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestCatalog: the \info group's subject is a tag, its keywords several;
+// a subject outside \info is no metadata, and its text is not the body's.
+func TestCatalog(t *testing.T) {
+	d := mustParse(t, `{\rtf1{\info{\title Port}{\subject Harbour works}{\keywords tides, cranes; Tides}{\creatim\yr2001\mo2\dy3}}Text.\par}`)
+	if want := []string{"Harbour works", "tides", "cranes"}; !slices.Equal(d.Catalog.Tags, want) || d.Text() != "Text." {
+		t.Errorf("tags %q, want %q; text %q", d.Catalog.Tags, want, d.Text())
+	}
+	d = mustParse(t, `{\rtf1{\subject Stray}Text.\par}`)
+	if len(d.Catalog.Tags) != 0 || d.Text() != "Text." {
+		t.Errorf("a subject outside \\info: tags %q, text %q", d.Catalog.Tags, d.Text())
+	}
+}

@@ -16,6 +16,13 @@ import (
 // EPUB returns an EPUB 3 with the given title and one chapter holding text.
 func EPUB(tb testing.TB, title, text string) []byte {
 	tb.Helper()
+	return EPUBWith(tb, title, text, "")
+}
+
+// EPUBWith returns an EPUB as EPUB does, with metadata (OPF elements, as
+// dc:subject or meta) added to its package's metadata.
+func EPUBWith(tb testing.TB, title, text, metadata string) []byte {
+	tb.Helper()
 	return zipOf(tb, []entry{
 		// The mimetype comes first and uncompressed, as readers expect.
 		{"mimetype", "application/epub+zip"},
@@ -28,6 +35,7 @@ func EPUB(tb testing.TB, title, text string) []byte {
   <metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
     <dc:identifier id="uid">urn:uuid:testbook</dc:identifier>
     <dc:title>` + html.EscapeString(title) + `</dc:title>
+    ` + metadata + `
   </metadata>
   <manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>
   <spine><itemref idref="c1"/></spine>

@@ -5,8 +5,10 @@ package doctest
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -85,6 +87,24 @@ func Dump(d *doc.Document) string {
 	fmt.Fprintf(&sb, "title: %q\n", d.Title)
 	fmt.Fprintf(&sb, "authors: %q\n", d.Authors)
 	fmt.Fprintf(&sb, "language: %q\n", d.Language)
+	// The catalogue only where the file gives one, so that the dumps of
+	// files without one read as before.
+	c := d.Catalog
+	if c.Publisher != "" {
+		fmt.Fprintf(&sb, "publisher: %q\n", c.Publisher)
+	}
+	if len(c.Tags) > 0 {
+		fmt.Fprintf(&sb, "tags: %q\n", c.Tags)
+	}
+	if c.Published != "" {
+		fmt.Fprintf(&sb, "published: %q\n", c.Published)
+	}
+	for _, scheme := range slices.Sorted(maps.Keys(c.Identifiers)) {
+		fmt.Fprintf(&sb, "identifier %s: %q\n", scheme, c.Identifiers[scheme])
+	}
+	if c.Series != "" {
+		fmt.Fprintf(&sb, "series: %q %g\n", c.Series, c.SeriesIndex)
+	}
 	fmt.Fprintf(&sb, "source: %s\n", d.SourceType)
 	for ci, ch := range d.Chapters {
 		fmt.Fprintf(&sb, "chapter %d %q %s\n", ci+1, ch.Title, ch.Anchor)

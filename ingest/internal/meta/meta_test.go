@@ -54,6 +54,10 @@ func TestCatalogFromOPF(t *testing.T) {
 		{"epub 3 collection", `<package xmlns="http://www.idpf.org/2007/opf"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
 <meta property="belongs-to-collection" id="c1">Discworld</meta><meta refines="#c1" property="group-position">3</meta></metadata></package>`,
 			Info{Series: "Discworld", SeriesIndex: 3}},
+		{"epub 3 identifiers say their scheme in their value", `<package xmlns="http://www.idpf.org/2007/opf" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">
+<dc:identifier id="id">urn:uuid:478a</dc:identifier><dc:identifier>urn:isbn:978-0</dc:identifier><dc:identifier>doi:10.1000/1</dc:identifier>
+<dc:identifier>https://www.gutenberg.org/ebooks/1342</dc:identifier><dc:identifier>no scheme</dc:identifier></metadata></package>`,
+			Info{Identifier: "urn:uuid:478a", Identifiers: map[string]string{"isbn": "978-0", "doi": "10.1000/1", "uri": "https://www.gutenberg.org/ebooks/1342"}}},
 		{"a series index alone is none", `<package><metadata><meta name="calibre:series_index" content="1"/></metadata></package>`, Info{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,11 +10,11 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
 )
 
-// Info is a book's description. Identifier and Date have no place in
-// doc.Document yet; they are kept for when they do.
+// Info is a book's description.
 type Info struct {
 	Title      string
 	Authors    []string
@@ -165,8 +165,7 @@ func FromOPF(md *OPF, uniqueID string) Info {
 		}
 	}
 	for _, id := range md.Identifiers {
-		scheme := strings.ToLower(strings.TrimSpace(id.Scheme))
-		v := xhtml.CleanText(id.Value)
+		scheme, v := identifier(id)
 		if scheme == "" || v == "" || scheme == "calibre" || scheme == "uuid" {
 			continue
 		}
@@ -209,6 +208,45 @@ func series(metas []opfMeta, refines map[string]map[string][]string) (string, fl
 		}
 	}
 	return "", 0
+}
+
+// identifier returns an identifier's scheme, lower-case, and its value.
+func identifier(id dcElement) (scheme, value string) {
+	return Identifier(id.Scheme, id.Value)
+}
+
+// Identifier returns the scheme, lower-case, and the value of an
+// identifier that may not say its scheme (EPUB 3 has no opf:scheme, nor
+// HTML's dc.identifier): the value then says it ("urn:isbn:…", "doi:…", a
+// web address). The scheme is "" when neither says.
+func Identifier(scheme, value string) (string, string) {
+	scheme = strings.ToLower(strings.TrimSpace(scheme))
+	value = xhtml.CleanText(value)
+	lower := strings.ToLower(value)
+	for _, p := range []struct{ prefix, scheme string }{
+		{"urn:isbn:", "isbn"}, {"isbn:", "isbn"}, {"urn:doi:", "doi"}, {"doi:", "doi"},
+		{"urn:uuid:", "uuid"}, {"urn:issn:", "issn"},
+	} {
+		if strings.HasPrefix(lower, p.prefix) && (scheme == "" || scheme == p.scheme) {
+			return p.scheme, strings.TrimSpace(value[len(p.prefix):])
+		}
+	}
+	if scheme == "" && (strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")) {
+		return "uri", value
+	}
+	return scheme, value
+}
+
+// Catalog returns what else than its title, authors and language the
+// description says of the book, held to doc.Catalog's caps.
+func (i Info) Catalog() doc.Catalog {
+	date := i.Date
+	if strings.HasPrefix(date, "0101-01-01") {
+		date = "" // calibre's "no date"
+	}
+	c := doc.Catalog{Publisher: i.Publisher, Published: date, Tags: i.Tags, Identifiers: i.Identifiers,
+		Series: i.Series, SeriesIndex: i.SeriesIndex}
+	return c.Clean()
 }
 
 func firstValue(es []dcElement) string {
