@@ -15,9 +15,7 @@ func catalog(meta map[string]string) doc.Catalog {
 	c := doc.Catalog{Publisher: meta["publisher"], Series: meta["series"]}
 	c.AddTag(meta["subject"])
 	c.AddKeywords(meta["keywords"])
-	if c.Published = doc.DatePart(meta["year"]); c.Published == "" {
-		c.Published = doc.PDFDate(meta["creationdate"])
-	}
+	c.Published = doc.DatePart(meta["year"])
 	if c.Series != "" {
 		for _, k := range []string{"volume", "number"} {
 			if n, err := strconv.ParseFloat(strings.TrimSpace(meta[k]), 64); err == nil {

@@ -166,33 +166,6 @@ func DatePart(s string) string {
 	return ""
 }
 
-// PDFDate returns the day of a date written as PDF writes it
-// ("D:20040325120000-05'00'" gives "2004-03-25"; DjVu's metadata copies a
-// PDF's), as much of it as is given, or "" when it is none.
-func PDFDate(s string) string {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "D:")
-	n := 0
-	for n < len(s) && n < 8 && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	valid := func(part string, lo, hi int) bool {
-		v := 0
-		for _, r := range part {
-			v = v*10 + int(r-'0')
-		}
-		return v >= lo && v <= hi
-	}
-	switch {
-	case n < 4 || !valid(s[:4], 1, 9999):
-		return ""
-	case n < 6 || !valid(s[4:6], 1, 12):
-		return s[:4]
-	case n < 8 || !valid(s[6:8], 1, 31):
-		return s[:4] + "-" + s[4:6]
-	}
-	return s[:4] + "-" + s[4:6] + "-" + s[6:8]
-}
-
 // cleanField collapses a field's white space and drops control characters.
 func cleanField(s string) string {
 	s = strings.Map(func(r rune) rune {

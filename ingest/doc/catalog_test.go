@@ -96,12 +96,4 @@ func TestDates(t *testing.T) {
 			t.Errorf("DatePart(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]string{
-		"D:20040325120000-05'00'": "2004-03-25", "D:2004": "2004", "D:200403": "2004-03", "20040325": "2004-03-25",
-		"D:20041325": "2004", "D:20040300": "2004-03", "D:0000": "", "D:": "", "junk": "",
-	} {
-		if got := PDFDate(in); got != want {
-			t.Errorf("PDFDate(%q) = %q, want %q", in, got, want)
-		}
-	}
 }

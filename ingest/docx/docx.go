@@ -249,7 +249,6 @@ func readCore(a *safezip.Archive, name string) (core, error) {
 			// document gives them so.
 			Values []string `xml:"value"`
 		} `xml:"keywords"`
-		Created    string `xml:"created"`
 		Identifier string `xml:"identifier"`
 	}
 	if data != nil {
@@ -263,7 +262,6 @@ func readCore(a *safezip.Archive, name string) (core, error) {
 	for _, k := range props.Keywords.Values {
 		out.catalog.AddKeywords(k)
 	}
-	out.catalog.Published = doc.DatePart(props.Created)
 	out.catalog.SetIdentifier(meta.Identifier("", props.Identifier))
 	out.catalog = out.catalog.Clean()
 	for _, c := range props.Creators {

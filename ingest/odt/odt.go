@@ -175,7 +175,6 @@ func readMeta(a *safezip.Archive) docMeta {
 			Language       string   `xml:"language"`
 			Subject        string   `xml:"subject"`
 			Keywords       []string `xml:"keyword"`
-			Created        string   `xml:"creation-date"`
 		} `xml:"meta"`
 	}
 	_ = xhtml.NewXMLDecoder(data).Decode(&m)
@@ -184,7 +183,6 @@ func readMeta(a *safezip.Archive) docMeta {
 	for _, k := range m.Meta.Keywords {
 		out.catalog.AddKeywords(k)
 	}
-	out.catalog.Published = doc.DatePart(m.Meta.Created)
 	out.catalog = out.catalog.Clean()
 	author := xhtml.CleanText(m.Meta.InitialCreator)
 	if author == "" {

@@ -431,7 +431,7 @@ func readPDFiumDoc(ctx context.Context, d *pdfium.Document, maxPages int) (*pdfi
 	for _, f := range []struct {
 		key string
 		to  *string
-	}{{"Subject", &pd.info.subject}, {"Keywords", &pd.info.keywords}, {"CreationDate", &pd.info.created}} {
+	}{{"Subject", &pd.info.subject}, {"Keywords", &pd.info.keywords}} {
 		if *f.to, err = d.MetaText(ctx, f.key); err != nil {
 			return nil, err
 		}

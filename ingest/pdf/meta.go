@@ -112,7 +112,7 @@ func (e *Extractor) readMeta(ctx context.Context, data []byte, g *gate) (m *meta
 		if info, err := x.DereferenceDict(*x.Info); err == nil && info != nil {
 			m.title = infoText(x, info, "Title")
 			m.author = infoText(x, info, "Author")
-			m.info = infoCatalog{infoText(x, info, "Subject"), infoText(x, info, "Keywords"), infoText(x, info, "CreationDate")}
+			m.info = infoCatalog{infoText(x, info, "Subject"), infoText(x, info, "Keywords")}
 		}
 	}
 	if o, ok := root.Find("Metadata"); ok {
