@@ -22,7 +22,10 @@ func TestVersionString(t *testing.T) {
 		info    *debug.BuildInfo
 		want    string
 	}{
-		{"stamped by a release build", "v1.2.0", &debug.BuildInfo{GoVersion: "go1.26.0"}, "v1.2.0"},
+		{"stamped by a release build", "v1.2.0", &debug.BuildInfo{GoVersion: "go1.26.0",
+			Main: debug.Module{Version: "v0.0.0-20260103152900-f2d242e4ef59"}, Settings: vcs[:3]},
+			"v1.2.0 (revision f2d242e4ef59, committed 2026-01-03T15:29:00Z, go1.26.0)"},
+		{"stamped, without build information", "v1.2.0", nil, "v1.2.0"},
 		{"no build information", "dev", nil, "dev (built without module information)"},
 		{"go install of a version", "dev", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.0"}},
 			"v1.2.0 (go1.26.0)"},
