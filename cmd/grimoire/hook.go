@@ -46,13 +46,29 @@ var slashCommand = regexp.MustCompile(`^/[A-Za-z0-9:_-]+$`)
 
 func (a *app) hookCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:         "hook",
+		Use:         "hook NAME",
 		Short:       "Hooks for assistants: passages from the library for each prompt",
-		Args:        cobra.NoArgs,
 		Annotations: map[string]string{neverFails: "true"},
+		// Runnable, so that a misspelt hook is an error that prints
+		// nothing rather than help text, which an assistant would take
+		// for context.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageHint(cmd, fmt.Errorf("unknown hook %q: the hooks are %s", strings.Join(args, " "), hookNames(cmd)))
+		},
 	}
 	cmd.AddCommand(a.claudeCodeHookCmd())
 	return cmd
+}
+
+func hookNames(cmd *cobra.Command) string {
+	var names []string
+	for _, c := range cmd.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func (a *app) claudeCodeHookCmd() *cobra.Command {
