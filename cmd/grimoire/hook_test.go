@@ -171,3 +171,46 @@ func TestHookClaudeCodeOnBooks(t *testing.T) {
 		t.Errorf("a coding prompt: exit %d, printed %s", r.code, r.stdout)
 	}
 }
+
+// TestMCPConfigHookRuns runs the hook that mcp-config's settings.json
+// block installs, as Claude Code would: its command with its args.
+func TestMCPConfigHookRuns(t *testing.T) {
+	lib := owlLibrary(t)
+	out := ok(t, lib, "--library", lib, "mcp-config")
+	start := strings.Index(out, "{\n  \"hooks\"")
+	if start < 0 {
+		t.Fatalf("mcp-config prints no hooks block:\n%s", out)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Matcher *string `json:"matcher"`
+			Hooks   []struct {
+				Type    string   `json:"type"`
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+				Timeout float64  `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out[start:]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&settings); err != nil {
+		t.Fatalf("the hooks block: %v\n%s", err, out[start:])
+	}
+	groups := settings.Hooks["UserPromptSubmit"]
+	if len(settings.Hooks) != 1 || len(groups) != 1 || groups[0].Matcher != nil || len(groups[0].Hooks) != 1 {
+		t.Fatalf("the hooks block: %+v", settings)
+	}
+	h := groups[0].Hooks[0]
+	exe, err := filepath.EvalSymlinks(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Type != "command" || h.Command != exe || h.Timeout <= 0 || h.Timeout > 30 {
+		t.Errorf("the handler: %+v (binary %s)", h, exe)
+	}
+	r := grimoireIn(t, t.TempDir(), promptJSON(t, "Why do owls cough up pellets of bone and fur?"), append(h.Args, "--budget", "1m")...)
+	if got := hookContext(t, r.stdout); !strings.Contains(got, "“On Owls” by A. Birder") {
+		t.Errorf("the installed hook printed %s", got)
+	}
+}
