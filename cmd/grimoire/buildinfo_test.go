@@ -136,3 +136,20 @@ func TestMCPConfigWarnsOfGoRun(t *testing.T) {
 		t.Errorf("from an ordinary folder: exit %d\nstderr: %s", r.code, r.stderr)
 	}
 }
+
+// maxBinaryBytes bounds the binary as `go install` builds it. It is about
+// 48 MB on linux/amd64: Go's code and its function tables (about 24 MB),
+// DWARF and symbols (about 12 MB, which a release strips with -s -w), the
+// PDFium WebAssembly module (6 MB), SQLite compiled to Go (2 MB of code).
+// A dependency that would take it past this should be weighed first.
+const maxBinaryBytes = 50 << 20
+
+func TestBinarySize(t *testing.T) {
+	st, err := os.Stat(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > maxBinaryBytes {
+		t.Errorf("the binary is %.1f MB, over %.1f MB", float64(st.Size())/1e6, float64(maxBinaryBytes)/1e6)
+	}
+}
