@@ -82,7 +82,7 @@ standard input, searches the library for the prompt, and prints up to --limit
 short cited passages as additional context, only when the search finds that
 the library answers it. It prints nothing for short prompts, slash commands,
 prompts the library does not answer, and when the search takes longer than
---budget (counted from the start of the process). It always exits 0: an error
+--budget (counted from when grimoire starts). It always exits 0: an error
 prints nothing and logs one line on stderr, which Claude Code keeps in its
 debug log. ` + "`grimoire mcp-config`" + ` prints the settings that install it.`,
 		Args:        cobra.NoArgs,
