@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,6 +62,7 @@ func (a *app) hookCmd() *cobra.Command {
 	return cmd
 }
 
+// hookNames lists the hooks, the commands below hook.
 func hookNames(cmd *cobra.Command) string {
 	var names []string
 	for _, c := range cmd.Commands() {
@@ -96,7 +98,7 @@ debug log. ` + "`grimoire mcp-config`" + ` prints the settings that install it.`
 			}
 			ctx, cancel := context.WithDeadline(cmd.Context(), a.started.Add(budget))
 			defer cancel()
-			out, err := a.withinBudget(ctx, budget, func(ctx context.Context) (string, error) {
+			out, err := withinBudget(ctx, budget, func(ctx context.Context) (string, error) {
 				return a.recall(ctx, limit)
 			})
 			if err != nil || out == "" {
@@ -116,7 +118,7 @@ debug log. ` + "`grimoire mcp-config`" + ` prints the settings that install it.`
 // is doing (a search that does not heed ctx included), and the process
 // exits without waiting for it. Past the deadline nothing is printed even
 // when work has an answer: a late answer delays the prompt.
-func (a *app) withinBudget(ctx context.Context, budget time.Duration, work func(context.Context) (string, error)) (string, error) {
+func withinBudget(ctx context.Context, budget time.Duration, work func(context.Context) (string, error)) (string, error) {
 	type answer struct {
 		out string
 		err error
@@ -127,7 +129,10 @@ func (a *app) withinBudget(ctx context.Context, budget time.Duration, work func(
 		done <- answer{out, err}
 	}()
 	late := func() error {
-		return fmt.Errorf("no answer within the budget of %s (--budget)", budget)
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("no answer within the budget of %s (--budget)", budget)
+		}
+		return ctx.Err()
 	}
 	select {
 	case r := <-done:
