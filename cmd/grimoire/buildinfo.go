@@ -9,20 +9,24 @@ import (
 	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
-// versionString describes a build for --version. stamped is what a release
-// build set with -ldflags; otherwise the Go toolchain's record of the build
-// says which module version and commit it is, so that a bug report names
-// the code it was seen with.
+// versionString describes a build for --version: the version, which is
+// what a release build set with -ldflags, else the module's version in the
+// Go toolchain's record of the build; then the commit, from the same record,
+// so that a bug report names the code it was seen with, whoever built it.
 func versionString(stamped string, info *debug.BuildInfo) string {
-	if stamped != "" && stamped != "dev" {
-		return stamped
-	}
+	released := stamped != "" && stamped != "dev"
 	if info == nil {
+		if released {
+			return stamped
+		}
 		return "dev (built without module information)"
 	}
 	v := info.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
+	}
+	if released {
+		v = stamped
 	}
 	var details []string
 	settings := map[string]string{}

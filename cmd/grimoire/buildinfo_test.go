@@ -22,7 +22,10 @@ func TestVersionString(t *testing.T) {
 		info    *debug.BuildInfo
 		want    string
 	}{
-		{"stamped by a release build", "v1.2.0", &debug.BuildInfo{GoVersion: "go1.26.0"}, "v1.2.0"},
+		{"stamped by a release build", "v1.2.0", &debug.BuildInfo{GoVersion: "go1.26.0",
+			Main: debug.Module{Version: "v0.0.0-20260103152900-f2d242e4ef59"}, Settings: vcs[:3]},
+			"v1.2.0 (revision f2d242e4ef59, committed 2026-01-03T15:29:00Z, go1.26.0)"},
+		{"stamped, without build information", "v1.2.0", nil, "v1.2.0"},
 		{"no build information", "dev", nil, "dev (built without module information)"},
 		{"go install of a version", "dev", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.0"}},
 			"v1.2.0 (go1.26.0)"},
@@ -131,5 +134,22 @@ func TestMCPConfigWarnsOfGoRun(t *testing.T) {
 	r = runAt(t, binary, lib, env, "--library", lib, "mcp-config")
 	if r.code != 0 || strings.Contains(r.stderr, "go run") {
 		t.Errorf("from an ordinary folder: exit %d\nstderr: %s", r.code, r.stderr)
+	}
+}
+
+// maxBinaryBytes bounds the binary as `go install` builds it. It is about
+// 48 MB on linux/amd64: Go's code and its function tables (about 24 MB),
+// DWARF and symbols (about 12 MB, which a release strips with -s -w), the
+// PDFium WebAssembly module (6 MB), SQLite compiled to Go (2 MB of code).
+// A dependency that would take it past this should be weighed first.
+const maxBinaryBytes = 50 << 20
+
+func TestBinarySize(t *testing.T) {
+	st, err := os.Stat(binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() > maxBinaryBytes {
+		t.Errorf("the binary is %.1f MB, over %.1f MB", float64(st.Size())/1e6, float64(maxBinaryBytes)/1e6)
 	}
 }

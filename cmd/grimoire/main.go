@@ -72,6 +72,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && cmd != nil && cmd.Annotations[neverFails] != "" {
+		hookFailed(stderr, cmd, err)
+		return exitOK
+	}
 	if err != nil && cmd == root && !typed(err) {
 		// The root only runs to show its help, so an error from it is
 		// cobra's own: an unknown command.
@@ -168,7 +172,7 @@ exact citations. Nothing leaves your machine.`,
 	pf.CountVarP(&a.verbose, "verbose", "v", "log more to stderr (-vv for debug)")
 	root.AddCommand(
 		a.syncCmd(), a.statusCmd(), a.listCmd(), a.queryCmd(), a.outlineCmd(), a.sectionCmd(),
-		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.rebuildCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.evalCmd(), a.initCmd(),
+		a.deleteCmd(), a.exclusionsCmd(), a.reindexCmd(), a.rebuildCmd(), a.watchCmd(), a.serveCmd(), a.mcpConfigCmd(), a.hookCmd(), a.evalCmd(), a.initCmd(),
 	)
 	usageArgs(root)
 	return root

@@ -15,9 +15,11 @@ func (a *app) mcpConfigCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp-config",
 		Short: "Print the setup for Claude Desktop and Claude Code",
-		Long: `mcp-config prints the block to add to claude_desktop_config.json and the
-` + "`claude mcp add`" + ` command for Claude Code, with this binary's absolute path
-and this configuration (--config, or the library folder).`,
+		Long: `mcp-config prints the block to add to claude_desktop_config.json, the
+` + "`claude mcp add`" + ` command for Claude Code, and the settings.json block that
+installs ` + "`grimoire hook claude-code`" + ` as Claude Code's UserPromptSubmit hook, with
+this binary's absolute path and this configuration (--config, or the library
+folder).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A server started on a misspelt library would fail on every start.
@@ -58,7 +60,10 @@ and this configuration (--config, or the library folder).`,
 				quoted[i] = shellQuote(s)
 			}
 			fmt.Fprintf(a.stdout, "Claude Code:\n\n  claude mcp add grimoire -- %s %s\n", shellQuote(exe), strings.Join(quoted, " "))
-			fmt.Fprintf(a.stdout, "\nThe server reads the index %s.\n", a.cfg.DBPath)
+			libArgs := args2[:len(args2)-len(serveArgs)]
+			hooks, _ := json.MarshalIndent(hookSettings(exe, libArgs), "", "  ")
+			fmt.Fprintf(a.stdout, "\nClaude Code, passages from your books beside each prompt (the hook): merge this\ninto ~/.claude/settings.json:\n\n%s\n", hooks)
+			fmt.Fprintf(a.stdout, "\nThe server and the hook read the index %s.\n", a.cfg.DBPath)
 			return nil
 		},
 	}
@@ -106,4 +111,39 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// hookTimeout is the timeout, in seconds, that the hook's settings give
+// Claude Code: a guard should grimoire hang, far above the hook's own
+// budget, and below Claude Code's default of 30 s for this event.
+const hookTimeout = 5
+
+// hookSettings is the settings.json block that runs `hook claude-code`
+// with libArgs (the configuration's flags) on every prompt. It uses the
+// exec form, command and args, which runs the binary with no shell between
+// (code.claude.com/docs/en/hooks, "Exec form and shell form"), so that a
+// path with spaces or quotes needs no quoting on any platform.
+// UserPromptSubmit takes no matcher.
+func hookSettings(exe string, libArgs []string) settingsHooks {
+	args := append(append([]string{}, libArgs...), "hook", "claude-code")
+	h := hookHandler{Type: "command", Command: exe, Args: args, Timeout: hookTimeout}
+	return settingsHooks{Hooks: map[string][]hookGroup{"UserPromptSubmit": {{Hooks: []hookHandler{h}}}}}
+}
+
+// settingsHooks is the hooks block of Claude Code's settings.json, as much
+// of it as grimoire writes: events, their groups and command handlers.
+type settingsHooks struct {
+	Hooks map[string][]hookGroup `json:"hooks"`
+}
+
+type hookGroup struct {
+	Hooks []hookHandler `json:"hooks"`
+}
+
+type hookHandler struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	// Timeout is in seconds.
+	Timeout int `json:"timeout"`
 }

@@ -41,7 +41,7 @@ func indexFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-var serverIndex = regexp.MustCompile(`The server reads the index (.+)\.\n`)
+var serverIndex = regexp.MustCompile(`The server and the hook read the index (.+)\.\n`)
 
 // mcpConfigIndex runs mcp-config and returns the index it says its server
 // reads.
