@@ -148,3 +148,47 @@ func BenchmarkLoadVectors(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchLibrary measures the search a server answers (the
+// product's options for the built-in embedder, vectors loaded) over the
+// index at GRIMOIRE_BENCH_DB, asking the questions of the file
+// GRIMOIRE_BENCH_QUERIES (one a line) in turn. bench/search.sh runs it on
+// the editions library.
+func BenchmarkSearchLibrary(b *testing.B) {
+	path, qfile := os.Getenv("GRIMOIRE_BENCH_DB"), os.Getenv("GRIMOIRE_BENCH_QUERIES")
+	if path == "" || qfile == "" {
+		b.Skip("GRIMOIRE_BENCH_DB and GRIMOIRE_BENCH_QUERIES name the index and the questions")
+	}
+	data, err := os.ReadFile(qfile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var queries []string
+	for l := range strings.Lines(string(data)) {
+		if l = strings.TrimSpace(l); l != "" {
+			queries = append(queries, l)
+		}
+	}
+	ctx := context.Background()
+	r, err := index.OpenReader(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	s, err := Open(ctx, &r.DB, ConfigDefaults(), func(context.Context) (embed.Embedder, error) { return embed.NewBuiltin(), nil }, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Prepare(ctx); err != nil {
+		b.Fatal(err)
+	}
+	lib := &Library{DB: &r.DB, Searcher: s}
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if _, err := lib.Search(ctx, Query{Text: queries[i%len(queries)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(1000*(cpuTime()-cpu)/float64(b.N), "cpu-ms/op")
+}
