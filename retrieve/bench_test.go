@@ -17,14 +17,22 @@ import (
 
 // syntheticIndex builds (once per directory) an index of n chunks of
 // Zipf-distributed pseudo-words in books of 200 chunks, embedded with the
-// built-in embedder.
+// built-in embedder. The directory is named by the schema version too, so
+// that builds of other versions keep their own; an index copied in from an
+// older one is upgraded by its first writer.
 func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 	b.Helper()
 	ctx := context.Background()
 	emb := embed.NewBuiltin()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("grimoire-bench-%d", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("grimoire-bench-%d-v%d", n, index.SchemaVersion()))
 	path := filepath.Join(dir, "g.db")
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err == nil {
+		w, err := index.OpenWriter(ctx, path, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	} else {
 		os.MkdirAll(dir, 0o755)
 		w, err := index.OpenWriter(ctx, path+".tmp", "bench")
 		if err != nil {
@@ -85,6 +93,7 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { r.Close() })
+	b.Logf("index %s", path) // bench/search.sh reads it
 	return r, emb
 }
 
