@@ -73,7 +73,7 @@ printf 'library = ["%s"]\ndb_path = "%s"\n' "$lib/books" "$lib/g.db" > "$work/ed
 "$work/grimoire" --config "$work/editions.toml" sync >/dev/null
 
 echo "--- in process, vectors loaded"
-GRIMOIRE_BENCH_DB="$lib/g.db" GRIMOIRE_BENCH_QUERIES=bench/editions-queries.txt \
+GRIMOIRE_BENCH_DB="$lib/g.db" GRIMOIRE_BENCH_QUERIES="$PWD/bench/editions-queries.txt" \
 	go test ./retrieve/ -run '^$' -bench 'SearchLibrary' -benchtime 48x | grep -E '^Benchmark'
 
 echo "--- grimoire query, start to answer"
