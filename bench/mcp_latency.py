@@ -3,13 +3,19 @@
 when initialize and the first search are answered, then the search latency
 once the vectors are loaded, and the server's memory.
 
-usage: mcp_latency.py GRIMOIRE CONFIG [SEARCHES [WAIT]]; WAIT is how many
-seconds the vectors are given to load (default 5)."""
-import json, subprocess, sys, time
+usage: mcp_latency.py GRIMOIRE CONFIG [SEARCHES [WAIT [QUERIES]]]; WAIT is
+at most how many seconds the vectors are given to load (default 5; the
+searches start as soon as the server is idle); QUERIES is a
+file of questions, one a line, asked in turn (default: the synthetic
+index's pseudo-words)."""
+import json, os, subprocess, sys, time
 
 binary, config = sys.argv[1], sys.argv[2]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 60
 load_wait = float(sys.argv[4]) if len(sys.argv) > 4 else 5
+questions = None
+if len(sys.argv) > 5:
+    questions = [l.strip() for l in open(sys.argv[5]) if l.strip()]
 t0 = time.time()
 p = subprocess.Popen([binary, "--config", config, "serve"], stdin=subprocess.PIPE,
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -34,18 +40,36 @@ send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
 wait(1)
 t_init = time.time() - t0
 send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-search(2, "w1 w2k w3z w1b9 w7x")
+search(2, questions[0] if questions else "w1 w2k w3z w1b9 w7x")
 t_first = time.time() - t0
-time.sleep(load_wait)  # let the vectors load
+def cpu_seconds():
+    # utime and stime of the server, in clock ticks (fields 14 and 15).
+    f = open("/proc/%d/stat" % p.pid).read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+# Let the vectors load: until the server is idle, or WAIT seconds.
+deadline = time.time() + load_wait
+while time.time() < deadline:
+    before = cpu_seconds()
+    time.sleep(1)
+    if cpu_seconds() - before < 0.05:
+        break
+cpu0 = cpu_seconds()
 lat = []
 for i in range(n):
     s = time.time()
-    search(10 + i, "w1 w2k w%d w1b%d w7x" % (i, i % 9))
+    q = questions[i % len(questions)] if questions else "w1 w2k w%d w1b%d w7x" % (i, i % 9)
+    r = search(10 + i, q)
+    if "error" in r or r.get("result", {}).get("isError"):
+        sys.exit("search %r failed: %s" % (q, r))
     lat.append(time.time() - s)
+cpu = (cpu_seconds() - cpu0) / n
 status = open("/proc/%d/status" % p.pid).read().splitlines()
 rss = [l for l in status if l.startswith("VmRSS")][0].split()[1]
 hwm = [l for l in status if l.startswith("VmHWM")][0].split()[1]
 p.kill()
 lat.sort()
-print("initialize answered %.2f s after start, first search %.2f s; then search p50 %.1f ms, p90 %.1f ms (n=%d); RSS %d MB, peak %d MB"
-      % (t_init, t_first, 1000 * lat[len(lat) // 2], 1000 * lat[int(len(lat) * 0.9)], n, int(rss) // 1024, int(hwm) // 1024))
+def pct(p):
+    return 1000 * lat[min(len(lat) - 1, int(len(lat) * p))]
+print("initialize answered %.2f s after start, first search %.2f s; then search p50 %.1f ms, p90 %.1f ms, p95 %.1f ms, server CPU %.1f ms a search (n=%d); RSS %d MB, peak %d MB"
+      % (t_init, t_first, pct(0.5), pct(0.9), pct(0.95), 1000 * cpu, n, int(rss) // 1024, int(hwm) // 1024))

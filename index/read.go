@@ -17,17 +17,30 @@ type querier interface {
 
 const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.page_labels, b.language, b.source_type, b.page_count,
 	b.size, b.status, b.error, b.attempts, coalesce(b.replaces, 0), b.origin_path, b.added_at, b.ready_at,
-	b.catalog_path, b.series, b.series_index, b.tags, b.publisher, b.published, b.identifiers,
+	b.catalog_path, b.series, b.series_index, b.tags, b.publisher, b.published, b.identifiers,`
+
+// bookCounts are the columns that count a book's chapters, sections and
+// chunks; bookNoCounts stands for them where they are not wanted.
+const (
+	bookCounts = `
 	(SELECT count(*) FROM chapter c WHERE c.book_id = b.id),
 	(SELECT count(*) FROM section s WHERE s.book_id = b.id),
 	(SELECT count(*) FROM chunk k WHERE k.book_id = b.id)`
+	bookNoCounts = `0, 0, 0`
+)
 
 func (d *DB) queryBooks(ctx context.Context, where string, args ...any) ([]Book, error) {
 	return queryBooksTx(ctx, d.db, where, args...)
 }
 
 func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]Book, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+bookColumns+` FROM book b `+where, args...)
+	return queryBooksWith(ctx, q, bookCounts, where, args...)
+}
+
+// queryBooksWith reads the books that where selects, with counts as the
+// last three columns (bookCounts or bookNoCounts).
+func queryBooksWith(ctx context.Context, q querier, counts, where string, args ...any) ([]Book, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+bookColumns+counts+` FROM book b `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list books: %w", err)
 	}
@@ -293,6 +306,8 @@ FROM chunk WHERE book_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`, id, from, to
 // Hit is a chunk with what a citation needs.
 type Hit struct {
 	Chunk
+	// Book is the chunk's book without its counts (Chapters, Sections
+	// and Chunks are 0).
 	Book         Book
 	ChapterTitle string
 	SectionTitle string
@@ -311,7 +326,7 @@ SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.contex
 FROM chunk k
 CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
-LEFT JOIN section s ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
+LEFT JOIN section s INDEXED BY section_title ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
 WHERE k.id IN (`+ph+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load hits: %w", err)
@@ -358,7 +373,9 @@ func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book,
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
 	ph, args := idList(list)
-	books, err := d.queryBooks(ctx, `WHERE b.id IN (`+ph+`)`, args...)
+	// A hit's book needs no counts: counting the chunks of each book a
+	// search cites (60 editions of one novel) cost more than the search.
+	books, err := queryBooksWith(ctx, d.db, bookNoCounts, `WHERE b.id IN (`+ph+`)`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -17,14 +17,22 @@ import (
 
 // syntheticIndex builds (once per directory) an index of n chunks of
 // Zipf-distributed pseudo-words in books of 200 chunks, embedded with the
-// built-in embedder.
+// built-in embedder. The directory is named by the schema version too, so
+// that builds of other versions keep their own; an index copied in from an
+// older one is upgraded by its first writer.
 func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 	b.Helper()
 	ctx := context.Background()
 	emb := embed.NewBuiltin()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("grimoire-bench-%d", n))
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("grimoire-bench-%d-v%d", n, index.SchemaVersion()))
 	path := filepath.Join(dir, "g.db")
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); err == nil {
+		w, err := index.OpenWriter(ctx, path, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	} else {
 		os.MkdirAll(dir, 0o755)
 		w, err := index.OpenWriter(ctx, path+".tmp", "bench")
 		if err != nil {
@@ -85,6 +93,7 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { r.Close() })
+	b.Logf("index %s", path) // bench/search.sh reads it
 	return r, emb
 }
 
@@ -147,4 +156,48 @@ func BenchmarkLoadVectors(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSearchLibrary measures the search a server answers (the
+// product's options for the built-in embedder, vectors loaded) over the
+// index at GRIMOIRE_BENCH_DB, asking the questions of the file
+// GRIMOIRE_BENCH_QUERIES (one a line) in turn. bench/search.sh runs it on
+// the editions library.
+func BenchmarkSearchLibrary(b *testing.B) {
+	path, qfile := os.Getenv("GRIMOIRE_BENCH_DB"), os.Getenv("GRIMOIRE_BENCH_QUERIES")
+	if path == "" || qfile == "" {
+		b.Skip("GRIMOIRE_BENCH_DB and GRIMOIRE_BENCH_QUERIES name the index and the questions")
+	}
+	data, err := os.ReadFile(qfile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var queries []string
+	for l := range strings.Lines(string(data)) {
+		if l = strings.TrimSpace(l); l != "" {
+			queries = append(queries, l)
+		}
+	}
+	ctx := context.Background()
+	r, err := index.OpenReader(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	s, err := Open(ctx, &r.DB, ConfigDefaults(), func(context.Context) (embed.Embedder, error) { return embed.NewBuiltin(), nil }, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Prepare(ctx); err != nil {
+		b.Fatal(err)
+	}
+	lib := &Library{DB: &r.DB, Searcher: s}
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if _, err := lib.Search(ctx, Query{Text: queries[i%len(queries)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(1000*(cpuTime()-cpu)/float64(b.N), "cpu-ms/op")
 }

@@ -63,8 +63,12 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 	out := slices.Clone(hits)
 	for i := range out {
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(lengths[out[i].ChunkID])/avgLen)
-		for t, w := range counts[out[i].ChunkID] {
-			out[i].Score += idf[t] * w * (bm25K1 + 1) / (w + norm)
+		// In the terms' order: a sum in a map's order differs in its last
+		// bits from search to search, and so would the order of the
+		// copies of one passage.
+		c := counts[out[i].ChunkID]
+		for _, t := range slices.Sorted(maps.Keys(c)) {
+			out[i].Score += idf[t] * c[t] * (bm25K1 + 1) / (c[t] + norm)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b index.FTSHit) int {

@@ -148,18 +148,27 @@ func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qv
 	cos := make([]float64, len(hits))
 	sub := make([]float64, len(hits))
 	haveCos := qvec != nil
+	// Editions of one book hold the same passages: each text's sub-words
+	// are weighed once.
+	subOf := make(map[string]float64, len(hits))
 	for i, h := range hits {
 		c := texts[h.ChunkID]
-		var dot, norm float64
-		s.feats.Features(c.String(), func(key uint64, count uint32) {
-			w := tfWeight(count) * idf.IDF(key)
-			norm += w * w
-			if q, ok := query.get(key); ok {
-				dot += w * q
+		passage := c.String()
+		if v, ok := subOf[passage]; ok {
+			sub[i] = v
+		} else {
+			var dot, norm float64
+			s.feats.Features(passage, func(key uint64, count uint32) {
+				w := tfWeight(count) * idf.IDF(key)
+				norm += w * w
+				if q, ok := query.get(key); ok {
+					dot += w * q
+				}
+			})
+			if norm > 0 && qnorm > 0 {
+				sub[i] = dot / (math.Sqrt(norm) * qnorm)
 			}
-		})
-		if norm > 0 && qnorm > 0 {
-			sub[i] = dot / (math.Sqrt(norm) * qnorm)
+			subOf[passage] = sub[i]
 		}
 		if len(c.Vec) != len(qvec) {
 			haveCos = false
