@@ -101,8 +101,8 @@ func texts(pages map[int]index.OCRPage) map[int]string {
 	return out
 }
 
-// unread are the scanned pages not recognised yet.
-func unread(scanned []int, recognised map[int]index.OCRPage) []int {
+// unreadPages are the scanned pages not recognised yet.
+func unreadPages(scanned []int, recognised map[int]index.OCRPage) []int {
 	var out []int
 	for _, n := range scanned {
 		if _, ok := recognised[n]; !ok {
@@ -112,23 +112,37 @@ func unread(scanned []int, recognised map[int]index.OCRPage) []int {
 	return out
 }
 
+// whyNoOCR says why the scanned pages of a book of format typ cannot be
+// read now: OCR off, no tesseract, or nothing to draw the pages with (no
+// ddjvu for DjVu); "" when they can.
+func (p *pipeline) whyNoOCR(ctx context.Context, typ string) string {
+	if p.ocrEngine(ctx) == nil {
+		return p.ocr.why
+	}
+	if err := p.opts.Parsers.CanDraw(typ); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // stillWaiting reports whether book b waits for OCR that still cannot run,
 // so that it is passed over without reading its file again.
 func (p *pipeline) stillWaiting(ctx context.Context, b index.Book) (bool, error) {
-	why, known, err := p.w.OCRWaiting(ctx, b.Hash)
-	if err != nil || !known || why == "" {
+	was, known, err := p.w.OCRWaiting(ctx, b.Hash)
+	if err != nil || !known || was == "" {
 		return false, err
 	}
-	if p.ocrEngine(ctx) != nil {
+	why := p.whyNoOCR(ctx, b.SourceType)
+	if why == "" {
 		return false, nil
 	}
-	if why != p.ocr.why {
-		if err := p.w.OCRWait(ctx, b.Hash, p.ocr.why); err != nil {
+	if why != was {
+		if err := p.w.OCRWait(ctx, b.Hash, why); err != nil {
 			return false, err
 		}
 	}
 	p.res.NeedOCR++
-	p.waiting(b, p.ocr.why)
+	p.waiting(b, why)
 	return true, nil
 }
 
@@ -136,21 +150,54 @@ func (p *pipeline) stillWaiting(ctx context.Context, b index.Book) (bool, error)
 // after the other books when tesseract can read them, else recorded as
 // waiting for it.
 func (p *pipeline) scanned(ctx context.Context, b index.Book, s *scan) error {
-	if p.ocrEngine(ctx) == nil {
-		if err := p.w.NeedOCR(ctx, b.Hash, s.pages, p.ocr.why); err != nil {
+	if why := p.whyNoOCR(ctx, s.typ); why != "" {
+		if err := p.w.NeedOCR(ctx, b.Hash, s.pages, why); err != nil {
 			return err
 		}
 		p.res.NeedOCR++
-		p.waiting(b, p.ocr.why)
+		p.waiting(b, why)
 		return nil
 	}
 	if err := p.w.NeedOCR(ctx, b.Hash, s.pages, ""); err != nil {
 		return err
 	}
+	p.setAside(b)
+	return errScan
+}
+
+// setAside puts book b aside for OCR after the other books, once.
+func (p *pipeline) setAside(b index.Book) {
 	if !slices.ContainsFunc(p.scans, func(o index.Book) bool { return o.ID == b.ID }) {
 		p.scans = append(p.scans, b)
 	}
-	return errScan
+}
+
+// takeUpReadBooks sets aside for OCR the ready books whose scanned pages
+// were left unread when they were indexed (no tesseract then) and can be
+// read now: they stay searchable from their other pages meanwhile, and
+// are laid out again once OCR is done. Those that still cannot be read
+// keep waiting, with the reason brought up to date.
+func (p *pipeline) takeUpReadBooks(ctx context.Context, books []index.Book) error {
+	for _, b := range books {
+		was, _, err := p.w.OCRWaiting(ctx, b.Hash)
+		if err != nil {
+			return err
+		}
+		why := p.whyNoOCR(ctx, b.SourceType)
+		if why != was {
+			if err := p.w.OCRWait(ctx, b.Hash, why); err != nil {
+				return err
+			}
+		}
+		if why != "" {
+			continue
+		}
+		p.tried[b.ID] = true
+		p.setAside(b)
+		p.booksTotal++
+		p.bytesTotal += b.Size
+	}
+	return nil
 }
 
 // waiting tells Options.Finished that book b waits for OCR.
