@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -55,7 +56,7 @@ func countingTesseract(t *testing.T, lib string) (log string) {
 }
 
 // hitOn returns the first hit of a search for q in lib, and whether it is
-// from the book in file and cited to page.
+// from the book in file and cited to pages that take in page.
 func hitOn(t *testing.T, lib, q, file string, page int) (hitOut, bool) {
 	t.Helper()
 	var hits []hitOut
@@ -64,7 +65,7 @@ func hitOn(t *testing.T, lib, q, file string, page int) (hitOut, bool) {
 		return hitOut{}, false
 	}
 	h := hits[0]
-	return h, filepath.Base(h.Path) == file && h.PageStart != nil && *h.PageStart == page
+	return h, filepath.Base(h.Path) == file && h.PageStart != nil && *h.PageStart <= page && page <= pageEnd(h)
 }
 
 // TestOCRMadeScan: a PDF the test makes of a scanned page of words and a
@@ -96,5 +97,115 @@ func TestOCRMadeScan(t *testing.T) {
 	}
 	if out := ok(t, lib, "status"); !strings.Contains(out, "low OCR confidence") || !strings.Contains(out, "logbook.pdf: page 2 ") {
 		t.Errorf("status says:\n%s\nwant page 2 flagged", out)
+	}
+}
+
+var ferry = []string{
+	"The ferry captain rang the copper bell twice",
+	"before the crossing to the island of Skerrymore.",
+}
+
+// TestOCRMixedPDFWaitsThenRead: a PDF of a text page and a scanned page,
+// indexed while tesseract is missing, is searchable from its text page
+// and listed by status as having a page unread; once tesseract is there,
+// the next sync reads that page and lays the book out again, with no
+// other step.
+func TestOCRMixedPDFWaitsThenRead(t *testing.T) {
+	needTesseract(t)
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "harbour.pdf"), string(testbook.ScannedPDF(t,
+		testbook.ScannedPage{Text: gulls},
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
+	missing := filepath.Join(t.TempDir(), "no", "tesseract")
+	writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n[ocr]\ntesseract = \""+missing+"\"\n")
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	if s.Ingested != 1 || s.Failed != 0 {
+		t.Fatalf("sync without tesseract: %+v, want the book ingested from its text page", s)
+	}
+	if h, ok := hitOn(t, lib, "gulls harbour wall fishing boats ferry", "harbour.pdf", 1); !ok {
+		t.Errorf("hit %+v, want the text page", h)
+	}
+	if h, ok := hitOn(t, lib, "lighthouse keeper seventeen herons breakwater", "harbour.pdf", 2); ok {
+		t.Errorf("hit %+v on the scanned page before any OCR", h)
+	}
+	var st ocrStatus
+	okJSON(t, &st, lib, "status")
+	if len(st.OCR) != 1 || !st.OCR[0].Ready || st.OCR[0].Pages != 1 || !strings.Contains(st.OCR[0].Waiting, "tesseract") {
+		t.Fatalf("status OCR %+v, want the book ready with its scanned page waiting for tesseract", st.OCR)
+	}
+	if out := ok(t, lib, "status"); !strings.Contains(out, "scanned pages unread, searchable from the rest meanwhile") {
+		t.Errorf("status says:\n%s\nwant the book listed as partly read", out)
+	}
+
+	writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n")
+	okJSON(t, &s, lib, "sync")
+	if s.Ingested != 1 || s.Failed != 0 {
+		t.Errorf("sync once tesseract is there: %+v, want the book laid out again", s)
+	}
+	if h, ok := hitOn(t, lib, "lighthouse keeper seventeen herons breakwater", "harbour.pdf", 2); !ok {
+		t.Errorf("hit %+v, want the scanned page, read", h)
+	}
+	if h, ok := hitOn(t, lib, "gulls harbour wall fishing boats ferry", "harbour.pdf", 1); !ok {
+		t.Errorf("hit %+v, want the text page still", h)
+	}
+	okJSON(t, &st, lib, "status")
+	if len(st.OCR) != 0 || st.Ready != 1 {
+		t.Errorf("status %+v, want the book ready and nothing left for OCR", st)
+	}
+	okJSON(t, &s, lib, "sync")
+	if s.Ingested != 0 {
+		t.Errorf("a third sync ingested %d books, want none", s.Ingested)
+	}
+}
+
+// TestOCRDjVu: DjVu pages without a text layer are read by OCR, drawn by
+// ddjvu. Without ddjvu, a DjVu of scans waits and a DjVu with text besides
+// is searchable from it, both listed by status with the package to
+// install; once ddjvu is there, the next sync reads them.
+func TestOCRDjVu(t *testing.T) {
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "logbook.djvu"), string(testbook.ScannedDjVu(t, "Logbook",
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
+	writeFile(t, filepath.Join(lib, "ferry.djvu"), string(testbook.ScannedDjVu(t, "Ferry",
+		testbook.ScannedPage{Text: gulls},
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, ferry...)})))
+	if _, err := exec.LookPath("ddjvu"); err != nil {
+		t.Skip("ddjvu (djvulibre-bin) is not installed; skipping")
+	}
+	noDDJVU := []string{onlyTesseract(t)}
+
+	var s syncOut
+	okEnv(t, lib, noDDJVU, &s, "sync", "--json")
+	if s.Ingested != 1 || s.NeedsOCR != 1 || s.Failed != 0 {
+		t.Fatalf("sync without ddjvu: %+v, want the mixed book ingested and the scan waiting", s)
+	}
+	var st ocrStatus
+	okEnv(t, lib, noDDJVU, &st, "status", "--json")
+	if len(st.OCR) != 2 {
+		t.Fatalf("status OCR %+v, want both books listed", st.OCR)
+	}
+	for _, b := range st.OCR {
+		if !strings.Contains(b.Waiting, "djvulibre") || b.Ready != (filepath.Base(b.Path) == "ferry.djvu") {
+			t.Errorf("status OCR %+v, want it waiting for djvulibre, ready only if it has text", b)
+		}
+	}
+	if h, ok := hitOn(t, lib, "gulls harbour wall fishing boats", "ferry.djvu", 1); !ok {
+		t.Errorf("hit %+v, want the text page of the mixed book", h)
+	}
+
+	okJSON(t, &s, lib, "sync")
+	if s.Ingested != 2 || s.NeedsOCR != 0 || s.Failed != 0 {
+		t.Errorf("sync with ddjvu: %+v, want both books ingested", s)
+	}
+	if h, ok := hitOn(t, lib, "lighthouse keeper seventeen herons breakwater", "logbook.djvu", 1); !ok || !strings.Contains(h.Text, "herons") {
+		t.Errorf("hit %+v, want the scan's words on its page", h)
+	}
+	if h, ok := hitOn(t, lib, "ferry captain copper bell Skerrymore", "ferry.djvu", 2); !ok {
+		t.Errorf("hit %+v, want the mixed book's scanned page", h)
+	}
+	okJSON(t, &st, lib, "status")
+	if len(st.OCR) != 0 || st.Ready != 2 {
+		t.Errorf("status %+v, want both books ready and nothing left for OCR", st)
 	}
 }
