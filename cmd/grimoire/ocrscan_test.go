@@ -209,3 +209,36 @@ func TestOCRDjVu(t *testing.T) {
 		t.Errorf("status %+v, want both books ready and nothing left for OCR", st)
 	}
 }
+
+// TestRebuildKeepsOCR: a rebuild carries over the text OCR read, so that
+// tesseract reads no page again, and the scan is found on its page after
+// it.
+func TestRebuildKeepsOCR(t *testing.T) {
+	lib := t.TempDir()
+	log := countingTesseract(t, lib)
+	writeFile(t, filepath.Join(lib, "logbook.pdf"), string(testbook.ScannedPDF(t,
+		testbook.ScannedPage{Text: gulls},
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)},
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, ferry...)})))
+	ok(t, lib, "sync")
+	if n := lines(t, log); n != 2 {
+		t.Fatalf("the sync read %d pages, want the 2 scans", n)
+	}
+	if err := os.Remove(log); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Books          int
+		OCRPagesReused int `json:"ocr_pages_reused"`
+	}
+	okJSON(t, &rep, lib, "rebuild")
+	if n := lines(t, log); n != 0 || rep.OCRPagesReused != 2 || rep.Books != 1 {
+		t.Errorf("the rebuild read %d pages again (%+v), want none: both kept", n, rep)
+	}
+	if h, ok := hitOn(t, lib, "lighthouse keeper seventeen herons breakwater", "logbook.pdf", 2); !ok {
+		t.Errorf("hit %+v after the rebuild, want the scanned page", h)
+	}
+	if out := ok(t, lib, "rebuild"); !strings.Contains(out, "the text of 2 scanned pages read by OCR") {
+		t.Errorf("rebuild says:\n%s\nwant it to count the pages kept", out)
+	}
+}
