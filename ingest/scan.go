@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -176,12 +177,16 @@ func (p *pipeline) setAside(b index.Book) {
 // were left unread when they were indexed (no tesseract then) and can be
 // read now: they stay searchable from their other pages meanwhile, and
 // are laid out again once OCR is done. Those that still cannot be read
-// keep waiting, with the reason brought up to date.
+// keep waiting, with the reason brought up to date; those OCR failed on
+// wait for their file to change.
 func (p *pipeline) takeUpReadBooks(ctx context.Context, books []index.Book) error {
 	for _, b := range books {
 		was, _, err := p.w.OCRWaiting(ctx, b.Hash)
 		if err != nil {
 			return err
+		}
+		if strings.HasPrefix(was, ocrFailed) {
+			continue
 		}
 		why := p.whyNoOCR(ctx, b.SourceType)
 		if why != was {
@@ -303,6 +308,10 @@ func (p *pipeline) recogniseBook(ctx context.Context, b index.Book) (ocrOutcome,
 	return read, p.store(ctx, b, *pr)
 }
 
+// ocrFailed starts the reason OCR failed on a book: recorded on a ready
+// book's scans, it keeps runs from trying them again.
+const ocrFailed = "OCR failed: "
+
 // errGiveWay stops drawing pages when other books are waiting.
 var errGiveWay = errors.New("giving way to other books")
 
@@ -400,14 +409,24 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 		return gaveWay, nil
 	}
 	if err != nil {
-		reason := fmt.Sprintf("OCR failed: %v", err)
+		reason := ocrFailed + err.Error()
+		f := index.Failure{Path: s.path, Error: reason}
+		if b.Status == index.Ready {
+			// A book searchable from its text stays so: its scans wait,
+			// with why, until its file changes.
+			if err := p.w.OCRWait(ctx, b.Hash, reason); err != nil {
+				return setAside, err
+			}
+			p.res.Failures = append(p.res.Failures, f)
+			p.failed(b, []index.Failure{f})
+			return setAside, nil
+		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
 		if ferr != nil {
 			return setAside, ferr
 		}
 		p.res.Failed++
 		p.res.Pruned += pruned
-		f := index.Failure{Path: s.path, Error: reason}
 		p.res.Failures = append(p.res.Failures, f)
 		p.failed(b, []index.Failure{f})
 		return setAside, nil

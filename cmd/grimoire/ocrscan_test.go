@@ -242,3 +242,44 @@ func TestRebuildKeepsOCR(t *testing.T) {
 		t.Errorf("rebuild says:\n%s\nwant it to count the pages kept", out)
 	}
 }
+
+// TestOCRFailureKeepsBookSearchable: when OCR fails on the scans of a book
+// searchable from its text, the book stays searchable, status says why
+// its scans are unread, and later syncs do not try them again.
+func TestOCRFailureKeepsBookSearchable(t *testing.T) {
+	needTesseract(t)
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "harbour.pdf"), string(testbook.ScannedPDF(t,
+		testbook.ScannedPage{Text: gulls},
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
+	writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n[ocr]\ntesseract = \"/nonexistent/tesseract\"\n")
+	ok(t, lib, "sync")
+
+	tools := t.TempDir()
+	log := filepath.Join(tools, "pages.log")
+	broken := filepath.Join(tools, "tesseract")
+	// Lists its languages, then fails on every page.
+	writeFile(t, broken, "#!/bin/sh\ncase \"$*\" in *tsv*) echo page >> '"+log+"'; echo 'cannot read the page' >&2; exit 1 ;; esac\nprintf 'List of available languages (1):\\neng\\n'\n")
+	if err := os.Chmod(broken, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n[ocr]\ntesseract = \""+broken+"\"\n")
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	if s.Failed != 0 || len(s.Failures) != 1 || !strings.Contains(s.Failures[0].Error, "OCR failed") {
+		t.Errorf("sync %+v, want OCR's failure reported and the book not failed", s)
+	}
+	var st ocrStatus
+	okJSON(t, &st, lib, "status")
+	if st.Ready != 1 || len(st.OCR) != 1 || !strings.Contains(st.OCR[0].Waiting, "cannot read the page") {
+		t.Errorf("status %+v, want the book ready, its scan unread with why", st)
+	}
+	if h, ok := hitOn(t, lib, "gulls harbour wall fishing boats", "harbour.pdf", 1); !ok {
+		t.Errorf("hit %+v, want the text page still", h)
+	}
+	tried := lines(t, log)
+	okJSON(t, &s, lib, "sync")
+	if n := lines(t, log); n != tried || s.Ingested != 0 {
+		t.Errorf("a later sync tried %d pages again and ingested %d books, want none", n-tried, s.Ingested)
+	}
+}
