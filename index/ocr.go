@@ -70,12 +70,32 @@ func (w *Writer) StoreOCRPage(ctx context.Context, h Hash, p OCRPage) error {
 // recognised; waiting says why they wait ("" when OCR is due). The book
 // stays pending, and BooksToIngest hands it out after the others.
 func (w *Writer) NeedOCR(ctx context.Context, h Hash, pages int, waiting string) error {
-	_, err := w.exec(ctx, `INSERT INTO ocr_book(hash, pages, waiting) VALUES (?, ?, ?)
-ON CONFLICT (hash) DO UPDATE SET pages = excluded.pages, waiting = excluded.waiting`, h, pages, waiting)
-	if err != nil {
+	if _, err := w.exec(ctx, needOCR, h, pages, waiting); err != nil {
 		return fmt.Errorf("record that %s needs OCR: %w", h.Short(), err)
 	}
 	return nil
+}
+
+const needOCR = `INSERT INTO ocr_book(hash, pages, waiting) VALUES (?, ?, ?)
+ON CONFLICT (hash) DO UPDATE SET pages = excluded.pages, waiting = excluded.waiting`
+
+// NeedOCR records, inside the transaction that stores the book parsed
+// without them, that content h has scanned pages that OCR cannot read
+// yet, and why. The book goes on to be ready, and ReadyWithScansUnread
+// hands it out again.
+func (t *Tx) NeedOCR(ctx context.Context, h Hash, pages int, waiting string) error {
+	if _, err := t.tx.ExecContext(ctx, needOCR, h, pages, waiting); err != nil {
+		return fmt.Errorf("record that %s needs OCR: %w", h.Short(), err)
+	}
+	return nil
+}
+
+// ReadyWithScansUnread returns the ready books that have scanned pages
+// OCR has not read: indexed without them while OCR could not run, or
+// being read now (a run cut short).
+func (d *DB) ReadyWithScansUnread(ctx context.Context) ([]Book, error) {
+	return d.queryBooks(ctx, `WHERE b.status = 'ready' AND EXISTS (SELECT 1 FROM ocr_book o WHERE o.hash = b.hash)
+ORDER BY b.id`)
 }
 
 // OCRWaiting returns why content h waits for OCR, and whether it does.

@@ -222,7 +222,10 @@ type RebuildReport struct {
 	ContextsReused  int `json:"contexts_reused"`
 	VectorsReused   int `json:"vectors_reused"`
 	SummariesReused int `json:"summaries_reused"`
-	Exclusions      int `json:"exclusions"`
+	// OCRPagesReused counts the scanned pages whose text OCR read for
+	// the old index.
+	OCRPagesReused int `json:"ocr_pages_reused"`
+	Exclusions     int `json:"exclusions"`
 	// VectorsOf names the old index's embedding model when its vectors
 	// could not be reused (another model is configured).
 	VectorsOf string `json:"vectors_not_reused_from,omitempty"`
@@ -247,6 +250,11 @@ func (w *Writer) FinishRebuild(ctx context.Context) (RebuildReport, error) {
 		rep.VectorsOf = st.Vectors.String()
 	}
 	err = w.Update(ctx, func(t *Tx) error {
+		// Pages of books the library no longer holds: no book's removal
+		// will clear them.
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM ocr_page WHERE hash NOT IN (SELECT hash FROM book)`); err != nil {
+			return fmt.Errorf("finish rebuild: %w", err)
+		}
 		for _, q := range dropSalvage {
 			if _, err := t.tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("finish rebuild: %w", err)

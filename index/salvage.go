@@ -32,12 +32,20 @@ var createSalvage = []string{
 	hash TEXT PRIMARY KEY,
 	slug TEXT NOT NULL
 )`,
+	// The pages OCR read are copied into ocr_page as they were, since
+	// they are keyed by content already; this lists which, to count them.
+	`CREATE TABLE IF NOT EXISTS salvage_ocr_page (
+	hash TEXT NOT NULL,
+	page INTEGER NOT NULL,
+	PRIMARY KEY (hash, page)
+) WITHOUT ROWID`,
 }
 
 var dropSalvage = []string{
 	`DROP TABLE IF EXISTS salvage_chunk`,
 	`DROP TABLE IF EXISTS salvage_section`,
 	`DROP TABLE IF EXISTS salvage_book`,
+	`DROP TABLE IF EXISTS salvage_ocr_page`,
 }
 
 func (t *Tx) resetSalvage(ctx context.Context) error {
@@ -113,7 +121,7 @@ func salvage(ctx context.Context, from string, dst *Writer, st *rebuildState) er
 		return fmt.Errorf("rebuild: %w", err)
 	}
 	s := &salvager{src: src, dst: dst, from: from, books: map[int64]Hash{}}
-	for _, step := range []func(context.Context, *rebuildState) error{s.stamps, s.bookRows, s.exclusions, s.chunks, s.vectors, s.sections} {
+	for _, step := range []func(context.Context, *rebuildState) error{s.stamps, s.bookRows, s.exclusions, s.chunks, s.vectors, s.sections, s.ocrPages} {
 		if err := step(ctx, st); err != nil {
 			return fmt.Errorf("rebuild: salvage %s: %w", from, err)
 		}
@@ -394,6 +402,56 @@ func (s *salvager) sections(ctx context.Context, _ *rebuildState) error {
 	return nil
 }
 
+// ocrPages carries over the text OCR read on scanned pages, so that the
+// rebuild's sync never has tesseract read a page again: all of it, else
+// book by book when the table is damaged. An index from before OCR has
+// none.
+func (s *salvager) ocrPages(ctx context.Context, _ *rebuildState) error {
+	var n int
+	if err := s.src.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'ocr_page'`).Scan(&n); err != nil || n == 0 {
+		if err != nil && !isDamage(err) {
+			return err
+		}
+		return nil
+	}
+	const q = `SELECT hash, page, text, words, confidence FROM ocr_page`
+	row := func(r *sql.Rows) error {
+		var h string
+		var p OCRPage
+		if err := r.Scan(&h, &p.Page, &p.Text, &p.Words, &p.Confidence); err != nil {
+			s.unreadable++
+			return nil
+		}
+		hash, err := ParseHash(h)
+		if err != nil {
+			s.unreadable++
+			return nil
+		}
+		return s.add(ctx, func(t *Tx) error {
+			_, err := t.tx.ExecContext(ctx, `INSERT INTO ocr_page(hash, page, text, words, confidence) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				hash, p.Page, p.Text, p.Words, p.Confidence)
+			if err == nil {
+				_, err = t.tx.ExecContext(ctx, `INSERT INTO salvage_ocr_page(hash, page) VALUES (?, ?) ON CONFLICT DO NOTHING`, hash, p.Page)
+			}
+			return err
+		})
+	}
+	err := s.read(ctx, q, nil, row)
+	var we writeError
+	if err == nil || errors.As(err, &we) || !isDamage(err) {
+		return err
+	}
+	for _, h := range s.books {
+		if err := s.read(ctx, q+` WHERE hash = ?`, []any{h}, row); err != nil {
+			if errors.As(err, &we) || !isDamage(err) {
+				return err
+			}
+			s.unreadable++
+		}
+	}
+	return nil
+}
+
 // Salvaged fills in, from a rebuild's salvage, the context of each chunk
 // of the book with content hash book that the old index held, marking it
 // contextualized, and returns the old vectors of those chunks when they
@@ -530,6 +588,11 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 		}
 		return nil
 	})
+	if err != nil {
+		return rep, err
+	}
+	err = w.db.QueryRowContext(ctx, `SELECT count(*) FROM salvage_ocr_page s
+WHERE EXISTS (SELECT 1 FROM book b WHERE b.hash = s.hash)`).Scan(&rep.OCRPagesReused)
 	return rep, err
 }
 

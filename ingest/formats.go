@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/djvu"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/docx"
 	"github.com/grimoire-search/grimoire/ingest/epub"
@@ -109,8 +108,8 @@ func Formats() Registry {
 		{Type: doc.HTMLZ, Extensions: []string{".htmlz"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(html.ParseHTMLZ)},
 		{
 			Type: doc.DjVu, Extensions: []string{".djvu", ".djv"}, Magic: "AT&TFORM", EmptyFails: true,
-			NoTextHint: "no text found: the DjVu scan has no text layer and needs OCR first (for example with ocrodjvu)",
-			open:       stateless(djvu.Parse),
+			NoTextHint: "no text found: the DjVu document has neither a text layer nor page images",
+			open:       func(*slog.Logger) parser { return djvuParser{} },
 		},
 		{Type: doc.FB2, Extensions: []string{".fb2", ".fb2.zip"}, Magic: "<FictionBook", EmptyFails: true, open: stateless(fb2.Parse)},
 		{

@@ -175,7 +175,11 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	if len(books) == 0 {
+	unread, err := w.ReadyWithScansUnread(ctx)
+	if err != nil {
+		return res, err
+	}
+	if len(books) == 0 && len(unread) == 0 {
 		return res, nil
 	}
 	if err := w.SetStamp(ctx, opts.Embedder.Info().Stamp()); err != nil {
@@ -205,6 +209,9 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		total += b.Size
 	}
 	p.booksTotal, p.bytesTotal = len(books), total
+	if err := p.takeUpReadBooks(ctx, unread); err != nil {
+		return res, err
+	}
 	if err := p.books(ctx, books); err != nil {
 		return res, err
 	}
@@ -282,6 +289,15 @@ type prepared struct {
 	// scan, when set, says the book has scanned pages OCR has not read
 	// yet; nothing else is set then but book.
 	scan *scan
+	// unread, when set, says the book is laid out without scanned pages
+	// that OCR cannot read yet.
+	unread *scansUnread
+}
+
+// scansUnread are a book's scanned pages left unread, and why.
+type scansUnread struct {
+	pages int
+	why   string
 }
 
 // report tells Options.Progress where the run is, counting the embedded
@@ -448,14 +464,19 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		return nil, nil
 	}
 	path = pathOfType(files, typ, path)
-	if missing := unread(d.Scanned, recognised); len(missing) > 0 {
+	var unread *scansUnread
+	if missing := unreadPages(d.Scanned, recognised); len(missing) > 0 {
 		// A book with text besides its scans is read without them when
 		// OCR cannot run, as it was before OCR: a plate or a scanned
 		// figure should not keep a book out of searches.
-		if d.Empty() || p.ocrEngine(ctx) != nil {
+		why := p.whyNoOCR(ctx, typ)
+		if d.Empty() || why == "" {
 			return &prepared{book: b, scan: &scan{path: path, typ: typ, data: data, pages: len(d.Scanned), missing: missing, language: d.Language}}, nil
 		}
-		p.log.Warn("scanned pages left unread: no OCR", "path", path, "pages", len(missing), "reason", p.ocr.why)
+		// Recorded as waiting: once OCR can run, a later run reads the
+		// pages and lays the book out again.
+		p.log.Warn("scanned pages left unread for now: no OCR", "path", path, "pages", len(missing), "reason", why)
+		unread = &scansUnread{pages: len(d.Scanned), why: why}
 	}
 	cat, inCatalog, inCalibre := catalogOf(ctx, files)
 	if inCatalog {
@@ -490,7 +511,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		return nil, err
 	}
 	p.log.Debug("parsed", "path", path, "as", typ, "chapters", len(laid.chapters), "chunks", len(laid.chunks), "took", time.Since(start))
-	pr := &prepared{book: b, meta: meta, layout: laid, vecs: vecs}
+	pr := &prepared{book: b, meta: meta, layout: laid, vecs: vecs, unread: unread}
 	switch {
 	case inCatalog:
 		pr.catalog = &cat
@@ -503,7 +524,11 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 // storeParsed stores a parsed book and the vectors it already has.
 func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 	ids, err := t.StoreParsed(ctx, pr.book.ID, pr.meta, pr.layout.chapters, pr.layout.chunks)
-	if err == nil {
+	switch {
+	case err != nil:
+	case pr.unread != nil:
+		err = t.NeedOCR(ctx, pr.book.Hash, pr.unread.pages, pr.unread.why)
+	default:
 		err = t.OCRDone(ctx, pr.book.Hash)
 	}
 	if err == nil && pr.catalog != nil {

@@ -74,7 +74,7 @@ func (ps *Parsers) parse(ctx context.Context, typ string, data []byte, recognise
 }
 
 // scanner is the parser of a format whose pages may be scans without a
-// text layer (PDF): it lays out text recognised by OCR on its pages, and
+// text layer (PDF, DjVu): it lays out text recognised by OCR on its pages, and
 // draws the pages for OCR.
 type scanner interface {
 	// ParseScanned is Parse with the text recognised so far, by 1-based
@@ -84,6 +84,27 @@ type scanner interface {
 	// RenderPages draws pages (1-based) in grayscale at dpi, in order,
 	// handing each to each, and stops at the first error each returns.
 	RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(pdf.Rendered) error) error
+}
+
+// drawer is a scanner that draws pages with a command that may not be
+// installed (ddjvu for DjVu).
+type drawer interface {
+	// CanDraw returns nil when pages can be drawn now, else why not, with
+	// how to install what is missing.
+	CanDraw() error
+}
+
+// CanDraw returns why the pages of format typ cannot be drawn for OCR
+// now, nil when they can (always, for PDF: PDFium is built in).
+func (ps *Parsers) CanDraw(typ string) error {
+	p, err := ps.parser(typ)
+	if err != nil {
+		return err
+	}
+	if d, ok := p.(drawer); ok {
+		return d.CanDraw()
+	}
+	return nil
 }
 
 // Scans reports whether format typ may have scanned pages, which OCR reads.

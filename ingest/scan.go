@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,8 +102,8 @@ func texts(pages map[int]index.OCRPage) map[int]string {
 	return out
 }
 
-// unread are the scanned pages not recognised yet.
-func unread(scanned []int, recognised map[int]index.OCRPage) []int {
+// unreadPages are the scanned pages not recognised yet.
+func unreadPages(scanned []int, recognised map[int]index.OCRPage) []int {
 	var out []int
 	for _, n := range scanned {
 		if _, ok := recognised[n]; !ok {
@@ -112,23 +113,37 @@ func unread(scanned []int, recognised map[int]index.OCRPage) []int {
 	return out
 }
 
+// whyNoOCR says why the scanned pages of a book of format typ cannot be
+// read now: OCR off, no tesseract, or nothing to draw the pages with (no
+// ddjvu for DjVu); "" when they can.
+func (p *pipeline) whyNoOCR(ctx context.Context, typ string) string {
+	if p.ocrEngine(ctx) == nil {
+		return p.ocr.why
+	}
+	if err := p.opts.Parsers.CanDraw(typ); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 // stillWaiting reports whether book b waits for OCR that still cannot run,
 // so that it is passed over without reading its file again.
 func (p *pipeline) stillWaiting(ctx context.Context, b index.Book) (bool, error) {
-	why, known, err := p.w.OCRWaiting(ctx, b.Hash)
-	if err != nil || !known || why == "" {
+	was, known, err := p.w.OCRWaiting(ctx, b.Hash)
+	if err != nil || !known || was == "" {
 		return false, err
 	}
-	if p.ocrEngine(ctx) != nil {
+	why := p.whyNoOCR(ctx, b.SourceType)
+	if why == "" {
 		return false, nil
 	}
-	if why != p.ocr.why {
-		if err := p.w.OCRWait(ctx, b.Hash, p.ocr.why); err != nil {
+	if why != was {
+		if err := p.w.OCRWait(ctx, b.Hash, why); err != nil {
 			return false, err
 		}
 	}
 	p.res.NeedOCR++
-	p.waiting(b, p.ocr.why)
+	p.waiting(b, why)
 	return true, nil
 }
 
@@ -136,21 +151,58 @@ func (p *pipeline) stillWaiting(ctx context.Context, b index.Book) (bool, error)
 // after the other books when tesseract can read them, else recorded as
 // waiting for it.
 func (p *pipeline) scanned(ctx context.Context, b index.Book, s *scan) error {
-	if p.ocrEngine(ctx) == nil {
-		if err := p.w.NeedOCR(ctx, b.Hash, s.pages, p.ocr.why); err != nil {
+	if why := p.whyNoOCR(ctx, s.typ); why != "" {
+		if err := p.w.NeedOCR(ctx, b.Hash, s.pages, why); err != nil {
 			return err
 		}
 		p.res.NeedOCR++
-		p.waiting(b, p.ocr.why)
+		p.waiting(b, why)
 		return nil
 	}
 	if err := p.w.NeedOCR(ctx, b.Hash, s.pages, ""); err != nil {
 		return err
 	}
+	p.setAside(b)
+	return errScan
+}
+
+// setAside puts book b aside for OCR after the other books, once.
+func (p *pipeline) setAside(b index.Book) {
 	if !slices.ContainsFunc(p.scans, func(o index.Book) bool { return o.ID == b.ID }) {
 		p.scans = append(p.scans, b)
 	}
-	return errScan
+}
+
+// takeUpReadBooks sets aside for OCR the ready books whose scanned pages
+// were left unread when they were indexed (no tesseract then) and can be
+// read now: they stay searchable from their other pages meanwhile, and
+// are laid out again once OCR is done. Those that still cannot be read
+// keep waiting, with the reason brought up to date; those OCR failed on
+// wait for their file to change.
+func (p *pipeline) takeUpReadBooks(ctx context.Context, books []index.Book) error {
+	for _, b := range books {
+		was, _, err := p.w.OCRWaiting(ctx, b.Hash)
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(was, ocrFailed) {
+			continue
+		}
+		why := p.whyNoOCR(ctx, b.SourceType)
+		if why != was {
+			if err := p.w.OCRWait(ctx, b.Hash, why); err != nil {
+				return err
+			}
+		}
+		if why != "" {
+			continue
+		}
+		p.tried[b.ID] = true
+		p.setAside(b)
+		p.booksTotal++
+		p.bytesTotal += b.Size
+	}
+	return nil
 }
 
 // waiting tells Options.Finished that book b waits for OCR.
@@ -256,6 +308,10 @@ func (p *pipeline) recogniseBook(ctx context.Context, b index.Book) (ocrOutcome,
 	return read, p.store(ctx, b, *pr)
 }
 
+// ocrFailed starts the reason OCR failed on a book: recorded on a ready
+// book's scans, it keeps runs from trying them again.
+const ocrFailed = "OCR failed: "
+
 // errGiveWay stops drawing pages when other books are waiting.
 var errGiveWay = errors.New("giving way to other books")
 
@@ -353,14 +409,24 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 		return gaveWay, nil
 	}
 	if err != nil {
-		reason := fmt.Sprintf("OCR failed: %v", err)
+		reason := ocrFailed + err.Error()
+		f := index.Failure{Path: s.path, Error: reason}
+		if b.Status == index.Ready {
+			// A book searchable from its text stays so: its scans wait,
+			// with why, until its file changes.
+			if err := p.w.OCRWait(ctx, b.Hash, reason); err != nil {
+				return setAside, err
+			}
+			p.res.Failures = append(p.res.Failures, f)
+			p.failed(b, []index.Failure{f})
+			return setAside, nil
+		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
 		if ferr != nil {
 			return setAside, ferr
 		}
 		p.res.Failed++
 		p.res.Pruned += pruned
-		f := index.Failure{Path: s.path, Error: reason}
 		p.res.Failures = append(p.res.Failures, f)
 		p.failed(b, []index.Failure{f})
 		return setAside, nil

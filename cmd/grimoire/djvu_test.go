@@ -10,10 +10,11 @@ import (
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
 
-// TestDjVu syncs a DjVu document made by the test, a scan without a text
-// layer and a file that only carries the extension: the document is a
-// book whose passages are cited with their page; the scan fails saying it
-// needs OCR; the other says it is no DjVu file.
+// TestDjVu syncs a DjVu document made by the test, a blank page (no text
+// layer, no image) and a file that only carries the extension: the
+// document is a book whose passages are cited with their page; the blank
+// page fails saying it has neither text nor images (scans are read by OCR:
+// ocrscan_test.go); the other says it is no DjVu file.
 func TestDjVu(t *testing.T) {
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "charts.djvu"), string(testbook.DjVu(t, "Harbour Charts",
@@ -30,7 +31,7 @@ func TestDjVu(t *testing.T) {
 		reasons[filepath.Base(f.Path)] = f.Error
 	}
 	for name, want := range map[string]string{
-		"scan.djv":  "needs OCR",
+		"scan.djv":  "neither a text layer nor page images",
 		"fake.djvu": "not a DjVu file",
 	} {
 		if !strings.Contains(reasons[name], want) {

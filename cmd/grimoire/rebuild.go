@@ -101,8 +101,12 @@ func (a *app) printRebuild(v rebuildView) {
 		state = "was damaged"
 	}
 	fmt.Fprintf(w, "the old index %s; it is kept as %s\n", state, v.Aside)
-	fmt.Fprintf(w, "kept from it: the context of %s and the vector of %d, %s, %s\n",
+	fmt.Fprintf(w, "kept from it: the context of %s and the vector of %d, %s, %s",
 		plural(v.ContextsReused, "chunk"), v.VectorsReused, plural(v.SummariesReused, "section summary"), plural(v.Exclusions, "exclusion"))
+	if v.OCRPagesReused > 0 {
+		fmt.Fprintf(w, ", the text of %s read by OCR", plural(v.OCRPagesReused, "scanned page"))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "asked of the models: %s", plural(v.Chunks-v.VectorsReused, "vector"))
 	if a.cfg.Context.Provider != llm.ProviderNone {
 		fmt.Fprintf(w, ", %s", plural(v.Chunks-v.ContextsReused, "context"))

@@ -163,11 +163,15 @@ func humanSize(n int64) string {
 }
 
 // printOCR lists the books waiting for OCR, with why (how to install
-// tesseract), the books under way, and the pages read with low confidence.
+// tesseract or ddjvu), the books under way, and the pages read with low
+// confidence.
 func printOCR(w io.Writer, books []index.OCRBook) {
-	var waiting []index.OCRBook
+	var waiting, partly []index.OCRBook
 	for _, b := range books {
-		if b.Waiting != "" {
+		switch {
+		case b.Waiting != "" && b.Ready:
+			partly = append(partly, b)
+		case b.Waiting != "":
 			waiting = append(waiting, b)
 		}
 	}
@@ -176,11 +180,23 @@ func printOCR(w io.Writer, books []index.OCRBook) {
 		for _, b := range waiting {
 			fmt.Fprintf(w, "  %s (%s): %s\n", field(b.Path), plural(b.Pages, "scanned page"), field(b.Waiting))
 		}
-		fmt.Fprintln(w, "          the next sync (or the watcher's next pass) reads them once tesseract is there")
+	}
+	if len(partly) > 0 {
+		fmt.Fprintf(w, "needs OCR %s with scanned pages unread, searchable from the rest meanwhile:\n", plural(len(partly), "book"))
+		for _, b := range partly {
+			fmt.Fprintf(w, "  %s (%s): %s\n", field(b.Path), plural(b.Pages, "scanned page"), field(b.Waiting))
+		}
+	}
+	if len(waiting)+len(partly) > 0 {
+		fmt.Fprintln(w, "          the next sync (or the watcher's next pass) reads them once that is installed")
 	}
 	for _, b := range books {
-		if b.Waiting == "" && !b.Ready {
+		switch {
+		case b.Waiting != "":
+		case !b.Ready:
 			fmt.Fprintf(w, "OCR       %s: %d of %s read\n", field(b.Path), b.Done, plural(b.Pages, "scanned page"))
+		case b.Done < b.Pages:
+			fmt.Fprintf(w, "OCR       %s: %d of %s read (searchable from its text pages meanwhile)\n", field(b.Path), b.Done, plural(b.Pages, "scanned page"))
 		}
 	}
 	for _, b := range books {

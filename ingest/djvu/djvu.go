@@ -1,8 +1,11 @@
 // Package djvu reads DjVu documents: the hidden text layer of each page
 // (TXTz, TXTa) with its lines and paragraphs, the outline (NAVM) as
 // chapters and sections, and the metadata of the annotations (ANTz,
-// ANTa). It decodes BZZ itself, after the DjVu v3 specification; it never
-// renders the images, so a scan without a text layer yields no text.
+// ANTa). It decodes BZZ itself, after the DjVu v3 specification. It does
+// not decode the images: pages that are scans without a text layer are
+// listed as such, drawn by djvulibre's ddjvu command when it is installed
+// (render.go), and their text read by OCR is laid out on them
+// (ParseScanned).
 package djvu
 
 import (
@@ -10,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -39,37 +43,48 @@ type component struct {
 }
 
 // Parse reads a DjVu file, single-page or bundled, into a document whose
-// blocks carry their page.
+// blocks carry their page. The pages that are images without a text layer
+// are listed in the document's Scanned.
 func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
+	return ParseScanned(ctx, data, nil)
+}
+
+// ParseScanned is Parse with the text OCR read on scanned pages, by
+// 1-based page, as paragraphs separated by blank lines; it is laid out on
+// its page as a text layer would be.
+func ParseScanned(ctx context.Context, data []byte, recognised map[int]string) (*doc.Document, error) {
+	comps, navm, err := components(data)
+	if err != nil {
+		return nil, err
+	}
+	return build(ctx, comps, navm, recognised)
+}
+
+// components splits a DjVu file into its component files and its outline.
+func components(data []byte) ([]component, []byte, error) {
 	if len(data) < 16 || !bytes.HasPrefix(data, []byte("AT&TFORM")) {
-		return nil, errors.New("not a DjVu file: no AT&T FORM header")
+		return nil, nil, errors.New("not a DjVu file: no AT&T FORM header")
 	}
 	top, err := chunks(data[4:], 4, 1)
 	if err != nil || len(top) == 0 {
-		return nil, errors.New("not a DjVu file: no FORM chunk")
+		return nil, nil, errors.New("not a DjVu file: no FORM chunk")
 	}
 	typ, body, ok := top[0].form()
 	if !ok {
-		return nil, errors.New("not a DjVu file: no FORM chunk")
+		return nil, nil, errors.New("not a DjVu file: no FORM chunk")
 	}
-	var comps []component
-	var navm []byte
 	switch typ {
 	case "DJVU":
 		kids, err := chunks(body, top[0].offset+12, maxComponents)
 		if err != nil {
-			return nil, fmt.Errorf("DjVu page: %w", err)
+			return nil, nil, fmt.Errorf("DjVu page: %w", err)
 		}
-		comps = []component{{id: "", page: true, chunks: kids}}
+		return []component{{id: "", page: true, chunks: kids}}, nil, nil
 	case "DJVM":
-		comps, navm, err = bundle(body, top[0].offset+12)
-		if err != nil {
-			return nil, err
-		}
+		return bundle(body, top[0].offset+12)
 	default:
-		return nil, fmt.Errorf("not a DjVu document: a FORM:%s", sanitize(typ))
+		return nil, nil, fmt.Errorf("not a DjVu document: a FORM:%s", sanitize(typ))
 	}
-	return build(ctx, comps, navm)
 }
 
 // bundle reads a multi-page document: its directory, its outline and its
@@ -179,8 +194,8 @@ func decoded(c chunk, budget *int) ([]byte, error) {
 }
 
 // build reads the components' text, outline and metadata into a
-// document.
-func build(ctx context.Context, comps []component, navm []byte) (*doc.Document, error) {
+// document, with the text recognised on scanned pages.
+func build(ctx context.Context, comps []component, navm []byte, recognised map[int]string) (*doc.Document, error) {
 	byID := make(map[string]*component, len(comps))
 	pageOf := make(map[string]int)
 	var pages []*component
@@ -246,6 +261,13 @@ func build(ctx context.Context, comps []component, navm []byte) (*doc.Document, 
 		}
 		txt := textChunk(p, byID)
 		if txt == nil {
+			if !hasImage(p) {
+				continue
+			}
+			d.Scanned = append(d.Scanned, i+1)
+			for _, l := range recognisedLines(recognised[i+1]) {
+				all = append(all, pageLine{line: l, page: i + 1})
+			}
 			continue
 		}
 		raw, err := decoded(*txt, &budget)
@@ -302,6 +324,35 @@ func textChunk(p *component, byID map[string]*component) *chunk {
 		}
 	}
 	return nil
+}
+
+// imageChunks are the chunks that hold a page's image: JB2 bilevel
+// masks, IW44 layers, JPEG and JPEG 2000 backgrounds and foregrounds.
+var imageChunks = []string{"Sjbz", "Smmr", "BG44", "BGjp", "BG2k", "FG44", "FGjp", "FG2k"}
+
+// hasImage reports whether a page has an image of its own to read: a page
+// without one and without text is blank.
+func hasImage(p *component) bool {
+	for _, ch := range p.chunks {
+		if slices.Contains(imageChunks, ch.id) && len(ch.data) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// recognisedLines are the lines of a page's recognised text, paragraphs
+// separated by blank lines.
+func recognisedLines(text string) []line {
+	var out []line
+	for i, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
+		for _, l := range strings.Split(para, "\n") {
+			if t := clean([]byte(l)); t != "" {
+				out = append(out, line{text: t, paragraph: i})
+			}
+		}
+	}
+	return out
 }
 
 // sanitize makes a chunk id printable for an error.

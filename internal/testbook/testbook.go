@@ -240,8 +240,14 @@ func DjVu(tb testing.TB, title string, pages ...string) []byte {
 		page = append(page, iffChunk("TXTa", djvuText(p))...)
 		forms = append(forms, iffChunk("FORM", append([]byte("DJVU"), page...)))
 	}
-	dirm := []byte{0x81, byte(len(pages) >> 8), byte(len(pages))}
-	dirm = append(dirm, make([]byte, 4*len(pages))...)
+	return bundle(forms)
+}
+
+// bundle is a bundled DjVu document of page forms, its directory's
+// compressed part left empty.
+func bundle(forms [][]byte) []byte {
+	dirm := []byte{0x81, byte(len(forms) >> 8), byte(len(forms))}
+	dirm = append(dirm, make([]byte, 4*len(forms))...)
 	body := append([]byte("DJVM"), iffChunk("DIRM", dirm)...)
 	for _, f := range forms {
 		body = append(body, f...)
