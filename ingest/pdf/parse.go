@@ -220,11 +220,20 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 	for _, n := range p.scanned {
 		scans[n-1] = true
 	}
+	// What little text a scan's layer had (a stamp) is in the recognised
+	// text as well.
+	read := map[int]int{} // page → its place in readPages
+	var readPages [][]block
 	for i := range p.pages {
 		if text, ok := p.recognised[i+1]; ok && scans[i] {
-			// What little text the scan's layer had (a stamp) is in
-			// the recognised text as well.
-			p.blocks = append(p.blocks, recognisedBlocks(i, text)...)
+			read[i] = len(readPages)
+			readPages = append(readPages, recognisedBlocks(i, text))
+		}
+	}
+	dropScanFurniture(readPages)
+	for i := range p.pages {
+		if at, ok := read[i]; ok {
+			p.blocks = append(p.blocks, readPages[at]...)
 			continue
 		}
 		pg := &p.pages[i]

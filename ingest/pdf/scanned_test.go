@@ -3,6 +3,7 @@ package pdf
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -102,4 +103,66 @@ func TestScannedPages(t *testing.T) {
 			t.Errorf("error %v after %d pages, want stop after 1", err, n)
 		}
 	})
+}
+
+// TestScanFurniture drops the running heads and footers OCR reads on
+// scanned pages, as a text layer's are dropped, and keeps what only looks
+// like them once or twice.
+func TestScanFurniture(t *testing.T) {
+	page := func(i int, paras ...string) []block {
+		return recognisedBlocks(i, strings.Join(paras, "\n\n"))
+	}
+	body := func(i int) string {
+		return fmt.Sprintf("Body text of page %d runs on\nover two lines of the scan.", i+1)
+	}
+	tests := []struct {
+		name  string
+		pages [][]block
+		want  []string // each page's paragraphs, joined by "|"
+	}{
+		{"a running head and a numbered footer on every page",
+			[][]block{
+				page(0, "ZERO TRUST ARCHITECTURE", body(0), "Page 12 of 40"),
+				page(1, "ZERO TRUST ARCHITECTURE", body(1), "Page 13 of 40"),
+				page(2, "ZERO TRUST ARCHITECTURE", body(2), "Page 14 of 40"),
+			},
+			[]string{body(0), body(1), body(2)}},
+		{"a head with the page number in it",
+			[][]block{
+				page(0, "2 FREE CULTURE", body(0)),
+				page(1, "4 FREE CULTURE", body(1)),
+				page(2, "6 FREE CULTURE", body(2)),
+			},
+			[]string{body(0), body(1), body(2)}},
+		{"a heading on two pages of four stays",
+			[][]block{
+				page(0, "Exercises", body(0)),
+				page(1, body(1)),
+				page(2, "Exercises", body(2)),
+				page(3, body(3)),
+			},
+			[]string{"Exercises|" + body(0), body(1), "Exercises|" + body(2), body(3)}},
+		{"a repeated paragraph of several lines stays",
+			[][]block{
+				page(0, "Warning: keep clear\nof the harbour wall.", body(0)),
+				page(1, "Warning: keep clear\nof the harbour wall.", body(1)),
+				page(2, "Warning: keep clear\nof the harbour wall.", body(2)),
+			},
+			[]string{"Warning: keep clear of the harbour wall.|" + body(0), "Warning: keep clear of the harbour wall.|" + body(1), "Warning: keep clear of the harbour wall.|" + body(2)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dropScanFurniture(tc.pages)
+			for i, bs := range tc.pages {
+				var got []string
+				for _, b := range bs {
+					got = append(got, b.text)
+				}
+				want := strings.ReplaceAll(tc.want[i], "\n", " ")
+				if g := strings.Join(got, "|"); g != want {
+					t.Errorf("page %d: %q\nwant %q", i+1, g, want)
+				}
+			}
+		})
+	}
 }
