@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/grimoire-search/grimoire/index"
 )
@@ -79,13 +80,16 @@ type Event struct {
 
 // Progress is how far the work is, as a command's progress line shows it:
 // the step, its measure (done of total; total 0: none), the count as
-// words ("book 3/12") and what is under way.
+// words ("book 3/12") and what is under way; OwnPace when the work gives
+// its own estimate of the time left, Left (0: none yet).
 type Progress struct {
-	Label string `json:"label"`
-	Done  int64  `json:"done"`
-	Total int64  `json:"total"`
-	Count string `json:"count,omitempty"`
-	Now   string `json:"now,omitempty"`
+	Label   string        `json:"label"`
+	Done    int64         `json:"done"`
+	Total   int64         `json:"total"`
+	Count   string        `json:"count,omitempty"`
+	Now     string        `json:"now,omitempty"`
+	OwnPace bool          `json:"own_pace,omitempty"`
+	Left    time.Duration `json:"left_ns,omitempty"`
 }
 
 // Failure is an error as it travels: the code that sets the exit status,

@@ -81,7 +81,7 @@ func (p *pipeline) ocrEngine(ctx context.Context) *ocr.Engine {
 	}
 	p.ocr = &ocrState{}
 	if p.opts.OCR.Off {
-		p.ocr.why = `OCR is off ([ocr] enabled = "off")`
+		p.ocr.why = OCROff
 		return nil
 	}
 	e, err := ocr.Find(ctx, p.opts.OCR.Tesseract)
@@ -185,7 +185,7 @@ func (p *pipeline) takeUpReadBooks(ctx context.Context, books []index.Book) erro
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(was, ocrFailed) {
+		if strings.HasPrefix(was, OCRFailed) {
 			continue
 		}
 		why := p.whyNoOCR(ctx, b.SourceType)
@@ -308,9 +308,13 @@ func (p *pipeline) recogniseBook(ctx context.Context, b index.Book) (ocrOutcome,
 	return read, p.store(ctx, b, *pr)
 }
 
-// ocrFailed starts the reason OCR failed on a book: recorded on a ready
-// book's scans, it keeps runs from trying them again.
-const ocrFailed = "OCR failed: "
+// OCRFailed starts the reason OCR failed on a book: recorded on a ready
+// book's scans, it keeps runs from trying them again until the book is
+// laid out anew (its file changes, a rebuild).
+const OCRFailed = "OCR failed: "
+
+// OCROff is why scans wait while the configuration turns OCR off.
+const OCROff = `OCR is off ([ocr] enabled = "off")`
 
 // errGiveWay stops drawing pages when other books are waiting.
 var errGiveWay = errors.New("giving way to other books")
@@ -409,7 +413,7 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 		return gaveWay, nil
 	}
 	if err != nil {
-		reason := ocrFailed + err.Error()
+		reason := OCRFailed + err.Error()
 		f := index.Failure{Path: s.path, Error: reason}
 		if b.Status == index.Ready {
 			// A book searchable from its text stays so: its scans wait,

@@ -114,7 +114,7 @@ func (s *Server) addTools() {
 		mcpgo.NewTypedToolHandler(s.neighbors))
 
 	s.mcp.AddTool(tool("library_status", "Library status",
-		`Show the state of the library index: how many books are ready, pending, being ingested (parsed) or failed (failures, with the reasons), its chunks and embedding model, the last sync (last_sync), removals held back for want of evidence (held), the library's files that are no book grimoire reads, counted by extension (unsupported, e.g. .cbz or .djv comics and scans the user may expect to find), and whether a sync or watcher is writing (writer, watch). Use it when a book the user mentions is missing from results.`,
+		`Show the state of the library index: how many books are ready, pending, being ingested (parsed) or failed (failures, with the reasons), its chunks and embedding model, the last sync (last_sync), removals held back for want of evidence (held), the library's files that are no book grimoire reads, counted by extension (unsupported, e.g. .cbz or .cbr comics the user may expect to find), and whether a sync or watcher is writing (writer, watch). Use it when a book the user mentions is missing from results.`,
 		schemas[statusArgs, retrieve.StatusView]()),
 		mcpgo.NewTypedToolHandler(s.status))
 }

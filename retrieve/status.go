@@ -122,7 +122,7 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 const unsupportedShown = 5
 
 // UnsupportedSummary says what the library holds that grimoire does not
-// read, the most common extensions first: "15 files: 12 .cbz, 2 .djv,
+// read, the most common extensions first: "15 files: 12 .cbz, 2 .cbr,
 // 1 .jpg", or "" when there is nothing.
 func (v StatusView) UnsupportedSummary() string {
 	if v.UnsupportedFiles == 0 {

@@ -98,7 +98,7 @@ func (a *app) handOver(ctx context.Context, h index.LockHolder, req handoff.Requ
 			mu.Unlock()
 		}
 		if p := ev.Progress; p != nil {
-			prog.show(progressLine{step: p.Label, done: p.Done, total: p.Total, count: p.Count, now: p.Now})
+			prog.show(progressLine{step: p.Label, done: p.Done, total: p.Total, count: p.Count, now: p.Now, ownPace: p.OwnPace, left: p.Left})
 		}
 	})
 }

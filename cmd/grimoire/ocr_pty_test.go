@@ -54,12 +54,15 @@ func (g *gatedTesseract) open(t *testing.T, pages ...int) {
 	}
 }
 
-var ocrLine = regexp.MustCompile(`"logbook": OCR (\d)/3 pages(, [0-9.]+ pages/min)?`)
+// ocrShown is a progress line while OCR reads: the bar measures the
+// book's pages, not the run's bytes, which OCR adds nothing to.
+var ocrShown = regexp.MustCompile(`^OCR (\d)/3 pages \[[=> ]{20}\] +(\d+)%  \d+s(, about \d+s left)?  "logbook"(, [0-9.]+ pages/min)?, book 1/1$`)
 
 // TestOCRProgressOnATerminal runs sync on a terminal over a scan of three
 // pages whose reading the test lets through one page at a time, and reads
-// the screen: the line names the book and counts its pages read, with
-// their pace once there is one, and is gone before the summary.
+// the screen: the line names the book and counts its pages read, its bar
+// moving with them, with their pace and the time left once there is one,
+// and is gone before the summary.
 func TestOCRProgressOnATerminal(t *testing.T) {
 	lib := t.TempDir()
 	g := newGatedTesseract(t, lib)
@@ -89,23 +92,26 @@ func TestOCRProgressOnATerminal(t *testing.T) {
 	})
 
 	// shown returns the OCR lines drawn so far, by pages read.
-	shown := func() map[string]string {
-		seen := map[string]string{}
+	shown := func() map[string][]string {
+		seen := map[string][]string{}
 		for _, l := range screenLines(screen.String()) {
-			if m := ocrLine.FindStringSubmatch(l); m != nil && strings.HasPrefix(l, "indexing book 1/1") {
-				seen[m[1]] = l
+			if m := ocrShown.FindStringSubmatch(l); m != nil {
+				seen[m[1]] = m
 			}
 		}
 		return seen
 	}
-	eventually(t, "a line counting no page read yet", time.Minute, func() bool { return shown()["0"] != "" })
+	eventually(t, "a line counting no page read yet", time.Minute, func() bool { return shown()["0"] != nil })
 	g.open(t, 1)
-	eventually(t, "a line counting one page read, with its pace", time.Minute, func() bool {
-		l := shown()["1"]
-		return l != "" && strings.Contains(l, " pages/min")
+	eventually(t, "a line counting one page read, with its pace and the time left", time.Minute, func() bool {
+		m := shown()["1"]
+		return m != nil && m[3] != "" && m[4] != ""
 	})
-	if l := shown()["0"]; strings.Contains(l, "pages/min") {
-		t.Errorf("a pace before any page was read: %q", l)
+	if m := shown()["0"]; m[2] != "0" || m[3] != "" || m[4] != "" {
+		t.Errorf("before any page was read: %q, want 0%% and neither pace nor time left", m[0])
+	}
+	if m := shown()["1"]; m[2] != "33" {
+		t.Errorf("one page of three read: %q, want the bar at 33%%", m[0])
 	}
 	g.open(t, 2, 3)
 	select {
@@ -119,7 +125,9 @@ func TestOCRProgressOnATerminal(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("sync exited %d:\n%q", code, raw)
 	}
-	t.Logf("lines drawn: %q", shown())
+	for n, m := range shown() {
+		t.Logf("drawn at %s pages read: %q", n, m[0])
+	}
 	if !strings.Contains(raw, "ingested 1 book") || !strings.Contains(raw, "\r\x1b[Kscanned ") {
 		t.Errorf("no summary, or the progress line left under it:\n%q", raw)
 	}

@@ -245,9 +245,10 @@ func TestRebuildKeepsOCR(t *testing.T) {
 
 // TestOCRFailureKeepsBookSearchable: when OCR fails on the scans of a book
 // searchable from its text, the book stays searchable, status says why
-// its scans are unread, and later syncs do not try them again.
+// its scans are unread and what tries them again, and later syncs do not
+// try them again: a rebuild does.
 func TestOCRFailureKeepsBookSearchable(t *testing.T) {
-	needTesseract(t)
+	real := needTesseract(t)
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "harbour.pdf"), string(testbook.ScannedPDF(t,
 		testbook.ScannedPage{Text: gulls},
@@ -281,5 +282,49 @@ func TestOCRFailureKeepsBookSearchable(t *testing.T) {
 	okJSON(t, &s, lib, "sync")
 	if n := lines(t, log); n != tried || s.Ingested != 0 {
 		t.Errorf("a later sync tried %d pages again and ingested %d books, want none", n-tried, s.Ingested)
+	}
+
+	// Status says what will try them again, not that something is
+	// missing; and that is what happens, once tesseract works.
+	out := ok(t, lib, "status")
+	if !strings.Contains(out, "where OCR failed, it tries again when the file changes, or at `grimoire rebuild`") || strings.Contains(out, "installed") {
+		t.Errorf("status says:\n%s\nwant when OCR is tried again, and nothing of installing", out)
+	}
+	writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n[ocr]\ntesseract = \""+real+"\"\n")
+	okJSON(t, &s, lib, "sync")
+	if h, found := hitOn(t, lib, "lighthouse keeper seventeen herons breakwater", "harbour.pdf", 2); found || s.Ingested != 0 {
+		t.Errorf("a sync with tesseract working ingested %d books, hit %+v; want the failed scan left be", s.Ingested, h)
+	}
+	ok(t, lib, "rebuild")
+	if h, found := hitOn(t, lib, "lighthouse keeper seventeen herons breakwater", "harbour.pdf", 2); !found {
+		t.Errorf("hit %+v after the rebuild, want the scanned page read", h)
+	}
+}
+
+// TestOCRStatusSaysWhatReadsTheScans: status's note under the books
+// waiting for OCR fits why they wait: something to install, or OCR turned
+// off.
+func TestOCRStatusSaysWhatReadsTheScans(t *testing.T) {
+	tests := []struct {
+		name, ocr   string
+		want, never string
+	}{
+		{"tesseract missing", "tesseract = \"/nonexistent/tesseract\"",
+			"reads them once that is installed", "enabled"},
+		{"OCR off", "enabled = \"off\"",
+			"reads them once [ocr] enabled is \"auto\"", "installed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			lib := t.TempDir()
+			writeFile(t, filepath.Join(lib, "logbook.pdf"), string(testbook.ScannedPDF(t,
+				testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
+			writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n[ocr]\n"+tc.ocr+"\n")
+			ok(t, lib, "sync")
+			out := ok(t, lib, "status")
+			if !strings.Contains(out, "needs OCR 1 book") || !strings.Contains(out, tc.want) || strings.Contains(out, tc.never) {
+				t.Errorf("status says:\n%s\nwant %q and nothing of %q", out, tc.want, tc.never)
+			}
+		})
 	}
 }

@@ -36,9 +36,12 @@ type progress struct {
 	quit    chan struct{}
 	stopped chan struct{}
 
-	mu        sync.Mutex
-	line      progressLine
+	mu   sync.Mutex
+	line progressLine
+	// stepStart is when the step clocked began: the last step shown that
+	// draws its estimate from the clock.
 	stepStart time.Time
+	clocked   string
 	drawn     bool
 	lastDraw  time.Time
 	finished  bool
@@ -52,6 +55,12 @@ type progressLine struct {
 	done, total int64
 	count       string // "book 3/12"
 	now         string // what is under way
+	// ownPace: the line brings its own estimate of the time left, left (0:
+	// none yet), rather than one drawn from the step's clock, and leaves
+	// that clock alone: OCR, measured in pages, comes and goes within
+	// indexing, measured in bytes.
+	ownPace bool
+	left    time.Duration
 }
 
 // progressDelay is how long a command runs before its line shows.
@@ -71,7 +80,7 @@ func (a *app) newProgress() *progress {
 // command: each line goes to that command, which draws it.
 func remoteProgress(rep *handoff.Reporter) *progress {
 	return &progress{send: func(l progressLine) {
-		rep.Progress(handoff.Progress{Label: l.step, Done: l.done, Total: l.total, Count: l.count, Now: l.now})
+		rep.Progress(handoff.Progress{Label: l.step, Done: l.done, Total: l.total, Count: l.count, Now: l.now, OwnPace: l.ownPace, Left: l.left})
 	}}
 }
 
@@ -92,7 +101,8 @@ func (p *progress) tick() {
 	}
 }
 
-// show sets the line. A new step starts its own estimate of the time left.
+// show sets the line. A new step starts its own estimate of the time left,
+// unless the line brings its own.
 func (p *progress) show(l progressLine) {
 	if p.send != nil {
 		p.send(l)
@@ -103,8 +113,8 @@ func (p *progress) show(l progressLine) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if l.step != p.line.step {
-		p.stepStart = time.Now()
+	if !l.ownPace && l.step != p.clocked {
+		p.stepStart, p.clocked = time.Now(), l.step
 	}
 	p.line = l
 	// Changes come far faster than anyone reads; the ticker draws the
@@ -133,8 +143,13 @@ func (p *progress) note(step, now string) {
 }
 
 // ingest shows where an ingest run is: the book in work and its stage,
-// with the run measured by the size of its books.
+// with the run measured by the size of its books; while OCR reads a
+// book's scans, which may take hours and adds no bytes, by its pages.
 func (p *progress) ingest(g ingest.Progress) {
+	if g.Stage == ingest.StageOCR {
+		p.show(ocrLine(g))
+		return
+	}
 	n := min(g.BooksDone+1, g.BooksTotal)
 	l := progressLine{step: "indexing", done: g.BytesDone, total: g.BytesTotal, count: fmt.Sprintf("book %s/%s", grouped(n), grouped(g.BooksTotal))}
 	title := fmt.Sprintf("%q", g.Book)
@@ -147,11 +162,6 @@ func (p *progress) ingest(g ingest.Progress) {
 		}
 	case ingest.StageParsing:
 		l.now = fmt.Sprintf("parsing %s (%s)", title, humanSize(g.Size))
-	case ingest.StageOCR:
-		l.now = fmt.Sprintf("%s: OCR %s/%s", title, grouped(g.PagesDone), plural(g.PagesTotal, "page"))
-		if g.PagesPerMinute > 0 {
-			l.now += fmt.Sprintf(", %.1f pages/min", g.PagesPerMinute)
-		}
 	case ingest.StageContexts:
 		l.now = fmt.Sprintf("%s: writing contexts for %s", title, plural(g.ChunksTotal, "chunk"))
 	case ingest.StageEmbedding:
@@ -161,6 +171,26 @@ func (p *progress) ingest(g ingest.Progress) {
 		l.now = "updating the index's statistics"
 	}
 	p.show(l)
+}
+
+// ocrLine is the line while OCR reads a book's scans: its pages read of
+// its pages, and the time left at this run's pace once there is one.
+func ocrLine(g ingest.Progress) progressLine {
+	l := progressLine{
+		step: "OCR", done: int64(g.PagesDone), total: int64(g.PagesTotal),
+		count:   fmt.Sprintf("%s/%s", grouped(g.PagesDone), plural(g.PagesTotal, "page")),
+		now:     fmt.Sprintf("%q", g.Book),
+		ownPace: true,
+	}
+	if g.PagesPerMinute > 0 {
+		l.now += fmt.Sprintf(", %.1f pages/min", g.PagesPerMinute)
+		if rest := g.PagesTotal - g.PagesDone; rest > 0 {
+			l.left = time.Duration(float64(rest) / g.PagesPerMinute * float64(time.Minute))
+		}
+	}
+	n := min(g.BooksDone+1, g.BooksTotal)
+	l.now += fmt.Sprintf(", book %s/%s", grouped(n), grouped(g.BooksTotal))
+	return l
 }
 
 // println prints a line of output (to w, stdout or stderr) with the
@@ -239,7 +269,11 @@ func (l progressLine) render(elapsed, inStep time.Duration) string {
 		fmt.Fprintf(&b, " [%s] %3d%%", bar, int(frac*100))
 	}
 	b.WriteString("  " + clock(elapsed))
-	if left, ok := timeLeft(l.done, l.total, inStep); ok {
+	left, ok := timeLeft(l.done, l.total, inStep)
+	if l.ownPace {
+		left, ok = roundLeft(l.left), l.left > 0
+	}
+	if ok {
 		b.WriteString(", about " + clock(left) + " left")
 	}
 	if l.now != "" {
@@ -255,14 +289,18 @@ func timeLeft(done, total int64, inStep time.Duration) (time.Duration, bool) {
 	if total <= 0 || done <= 0 || done >= total || inStep < 3*time.Second {
 		return 0, false
 	}
-	left := time.Duration(float64(inStep) * float64(total-done) / float64(done))
-	// Seconds are noise in an estimate of minutes.
+	return roundLeft(time.Duration(float64(inStep) * float64(total-done) / float64(done))), true
+}
+
+// roundLeft rounds an estimate of the time left: seconds are noise in an
+// estimate of minutes.
+func roundLeft(left time.Duration) time.Duration {
 	if left > time.Minute {
 		left = left.Round(10 * time.Second)
 	} else {
 		left = left.Round(time.Second)
 	}
-	return max(left, time.Second), true
+	return max(left, time.Second)
 }
 
 // clock writes a duration as a person reads it: "7s", "1m12s", "2h05m".

@@ -23,6 +23,12 @@ func TestProgressLineRender(t *testing.T) {
 		{"an estimate from the step's pace", progressLine{step: "indexing", done: 25, total: 100, count: "book 2/3", now: `"Walden": embedding 340/1,204 chunks`},
 			time.Hour + 5*time.Minute, 40 * time.Second,
 			`indexing book 2/3 [=====>              ]  25%  1h05m, about 2m00s left  "Walden": embedding 340/1,204 chunks`},
+		{"OCR's own estimate, not the step's clock", progressLine{step: "OCR", done: 30, total: 340, count: "30/340 pages", now: `"Logbook", 2.0 pages/min, book 3/3`, ownPace: true, left: 155 * time.Minute},
+			4 * time.Hour, 2 * time.Second,
+			`OCR 30/340 pages [=>                  ]   8%  4h00m, about 2h35m left  "Logbook", 2.0 pages/min, book 3/3`},
+		{"OCR before a page is read: no estimate", progressLine{step: "OCR", done: 10, total: 340, count: "10/340 pages", now: `"Logbook", book 3/3`, ownPace: true},
+			4 * time.Hour, time.Hour,
+			`OCR 10/340 pages [>                   ]   2%  4h00m  "Logbook", book 3/3`},
 		{"done", progressLine{step: "querying", done: 300, total: 300, count: "300/300 queries"}, 9 * time.Second, 9 * time.Second,
 			"querying 300/300 queries [====================] 100%  9s"},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -130,7 +132,7 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		}
 		fmt.Fprintln(w)
 	}
-	printOCR(w, v.OCR)
+	printOCR(w, v.OCR, v.Writer)
 	if len(v.Failures) > 0 {
 		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))
 		for _, f := range v.Failures {
@@ -163,9 +165,10 @@ func humanSize(n int64) string {
 }
 
 // printOCR lists the books waiting for OCR, with why (how to install
-// tesseract or ddjvu), the books under way, and the pages read with low
-// confidence.
-func printOCR(w io.Writer, books []index.OCRBook) {
+// tesseract or ddjvu, OCR off, OCR failed) and what will read them, the
+// books under way, and the pages read with low confidence. writer is the
+// process that holds the index, which a rebuild waits for.
+func printOCR(w io.Writer, books []index.OCRBook, writer retrieve.WriterView) {
 	var waiting, partly []index.OCRBook
 	for _, b := range books {
 		switch {
@@ -187,8 +190,30 @@ func printOCR(w io.Writer, books []index.OCRBook) {
 			fmt.Fprintf(w, "  %s (%s): %s\n", field(b.Path), plural(b.Pages, "scanned page"), field(b.Waiting))
 		}
 	}
-	if len(waiting)+len(partly) > 0 {
+	var missing, off, failed bool
+	for _, b := range slices.Concat(waiting, partly) {
+		switch {
+		case strings.HasPrefix(b.Waiting, ingest.OCRFailed):
+			failed = true
+		case b.Waiting == ingest.OCROff:
+			off = true
+		default:
+			missing = true
+		}
+	}
+	if missing {
 		fmt.Fprintln(w, "          the next sync (or the watcher's next pass) reads them once that is installed")
+	}
+	if off {
+		fmt.Fprintln(w, `          the next sync (or the watcher's next pass) reads them once [ocr] enabled is "auto"`)
+	}
+	if failed {
+		// Runs leave them be rather than fail on every pass.
+		fmt.Fprint(w, "          where OCR failed, it tries again when the file changes, or at `grimoire rebuild`")
+		if writer.Running {
+			fmt.Fprintf(w, " (stop %s first)", field(writer.Command))
+		}
+		fmt.Fprintln(w)
 	}
 	for _, b := range books {
 		switch {
