@@ -166,3 +166,22 @@ func TestScanFurniture(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRecognisedPages lays out what tesseract might print for three pages:
+// never a panic, never an empty paragraph, never a paragraph moved off its
+// page.
+func FuzzRecognisedPages(f *testing.F) {
+	f.Add("HEAD 1\n\nBody one.\n\n1", "HEAD 2\n\nBody two.\n\n2", "HEAD 3\n\nBody three.")
+	f.Add("", "\n\n\n", "x")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		pages := [][]block{recognisedBlocks(0, a), recognisedBlocks(1, b), recognisedBlocks(2, c)}
+		dropScanFurniture(pages)
+		for i, bs := range pages {
+			for _, bl := range bs {
+				if strings.TrimSpace(bl.text) == "" || bl.page != i {
+					t.Fatalf("page %d: block %+v", i, bl)
+				}
+			}
+		}
+	})
+}
