@@ -6,7 +6,6 @@ import (
 
 	"github.com/grimoire-search/grimoire/ingest/djvu"
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
 // djvuPageTimeout bounds the drawing of one DjVu page by ddjvu.
@@ -32,12 +31,10 @@ func (djvuParser) CanDraw() error {
 	return err
 }
 
-func (djvuParser) RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(pdf.Rendered) error) error {
+func (djvuParser) RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error {
 	d, err := djvu.FindDrawer()
 	if err != nil {
 		return err
 	}
-	return d.Draw(ctx, data, pages, dpi, djvuPageTimeout, func(p djvu.Drawn) error {
-		return each(pdf.Rendered{Page: p.Page, Image: p.Image, DPI: p.DPI})
-	})
+	return d.Draw(ctx, data, pages, dpi, djvuPageTimeout, each)
 }

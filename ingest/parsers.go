@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
 // errParsersClosed is returned by Parse after Close.
@@ -83,7 +82,7 @@ type scanner interface {
 	ParseScanned(ctx context.Context, data []byte, recognised map[int]string) (*doc.Document, error)
 	// RenderPages draws pages (1-based) in grayscale at dpi, in order,
 	// handing each to each, and stops at the first error each returns.
-	RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(pdf.Rendered) error) error
+	RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error
 }
 
 // drawer is a scanner that draws pages with a command that may not be
@@ -118,7 +117,7 @@ func (ps *Parsers) Scans(typ string) bool {
 }
 
 // RenderPages draws pages of a book of format typ for OCR; see scanner.
-func (ps *Parsers) RenderPages(ctx context.Context, typ string, data []byte, pages []int, dpi float64, each func(pdf.Rendered) error) error {
+func (ps *Parsers) RenderPages(ctx context.Context, typ string, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error {
 	p, err := ps.parser(typ)
 	if err != nil {
 		return err

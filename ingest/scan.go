@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/ocr"
-	"github.com/grimoire-search/grimoire/ingest/pdf"
 )
 
 // OCROptions configure the reading of scanned pages by tesseract.
@@ -350,7 +350,7 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := make(chan pdf.Rendered)
+	jobs := make(chan doc.PageImage)
 	results := make(chan pageDone)
 	var wg sync.WaitGroup
 	for range min(p.opts.OCR.Concurrency, len(s.missing)) {
@@ -367,7 +367,7 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 	stop := make(chan struct{})
 	renderErr := make(chan error, 1)
 	go func() {
-		err := p.opts.Parsers.RenderPages(rctx, s.typ, s.data, s.missing, float64(p.opts.OCR.DPI), func(r pdf.Rendered) error {
+		err := p.opts.Parsers.RenderPages(rctx, s.typ, s.data, s.missing, float64(p.opts.OCR.DPI), func(r doc.PageImage) error {
 			select {
 			case jobs <- r:
 				return nil
@@ -440,7 +440,7 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 
 // readPage recognises one drawn page and stores its text. A page that
 // takes longer than the page timeout is stored empty, with a warning.
-func (p *pipeline) readPage(ctx context.Context, h index.Hash, r pdf.Rendered, langs string) error {
+func (p *pipeline) readPage(ctx context.Context, h index.Hash, r doc.PageImage, langs string) error {
 	pctx, cancel := context.WithTimeout(ctx, p.opts.OCR.PageTimeout)
 	defer cancel()
 	page, err := p.ocr.engine.Recognize(pctx, r.Image, int(r.DPI+0.5), langs)

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
 )
 
 // ErrNoDrawer: djvulibre's ddjvu command, which draws DjVu pages for OCR,
@@ -56,20 +58,11 @@ func installHint(goos string) string {
 	}
 }
 
-// Drawn is one page drawn for OCR.
-type Drawn struct {
-	Page  int // 1-based
-	Image *image.Gray
-	// DPI is the resolution drawn at: the one asked for, lower for a page
-	// too large to draw at it.
-	DPI float64
-}
-
 // Draw draws the given pages (1-based) of a DjVu document in grayscale at
 // dpi, in order, turned as each page says, handing each to each; it stops
 // at the first error each returns, at ctx's end, or when a page takes
 // longer than timeout to draw.
-func (d *Drawer) Draw(ctx context.Context, data []byte, pages []int, dpi float64, timeout time.Duration, each func(Drawn) error) error {
+func (d *Drawer) Draw(ctx context.Context, data []byte, pages []int, dpi float64, timeout time.Duration, each func(doc.PageImage) error) error {
 	if len(pages) == 0 {
 		return nil
 	}
@@ -110,7 +103,7 @@ func (d *Drawer) Draw(ctx context.Context, data []byte, pages []int, dpi float64
 		if err != nil {
 			return fmt.Errorf("drawing page %d: %w", n, err)
 		}
-		if err := each(Drawn{Page: n, Image: img, DPI: float64(at)}); err != nil {
+		if err := each(doc.PageImage{Page: n, Image: img, DPI: float64(at)}); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/internal/testbook"
 )
 
@@ -82,8 +83,8 @@ func TestDraw(t *testing.T) {
 		t.Skipf("%v; skipping", err)
 	}
 	for _, dpi := range []float64{300, 150} {
-		var got []Drawn
-		err := d.Draw(context.Background(), data, []int{2}, dpi, time.Minute, func(p Drawn) error {
+		var got []doc.PageImage
+		err := d.Draw(context.Background(), data, []int{2}, dpi, time.Minute, func(p doc.PageImage) error {
 			got = append(got, p)
 			return nil
 		})
@@ -104,7 +105,7 @@ func TestDraw(t *testing.T) {
 			t.Errorf("at %v dpi the page drawn is blank", dpi)
 		}
 	}
-	err = d.Draw(context.Background(), data, []int{3}, 300, time.Minute, func(Drawn) error { return nil })
+	err = d.Draw(context.Background(), data, []int{3}, 300, time.Minute, func(doc.PageImage) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "2 pages") {
 		t.Errorf("drawing page 3 of 2: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/internal/doctest"
 	"github.com/grimoire-search/grimoire/ingest/ocr"
 	"github.com/grimoire-search/grimoire/ingest/pdf"
@@ -52,7 +53,7 @@ func TestCorpusRecall(t *testing.T) {
 			start := time.Now()
 			recognised := map[int]string{}
 			var conf float64
-			err = ex.RenderPages(ctx, data, d.Scanned, 300, func(r pdf.Rendered) error {
+			err = ex.RenderPages(ctx, data, d.Scanned, 300, func(r doc.PageImage) error {
 				p, err := eng.Recognize(ctx, r.Image, int(r.DPI), "eng")
 				if err != nil {
 					return err

@@ -4,21 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"sync/atomic"
 	"time"
 
+	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/pdf/internal/pdfium"
 )
-
-// Rendered is one page drawn for OCR.
-type Rendered struct {
-	Page  int // 1-based
-	Image *image.Gray
-	// DPI is the resolution drawn at: the one asked for, lower for a page
-	// too large to draw at it.
-	DPI float64
-}
 
 // RenderPages draws the given pages (1-based) of a PDF in grayscale at dpi,
 // in order, turned as each page's /Rotate says, and hands each to each as
@@ -26,7 +17,7 @@ type Rendered struct {
 // error each returns, at ctx's end, or when a page takes longer than
 // Options.PageTimeout to draw (its PDFium instance is then left behind, as
 // Parse leaves one).
-func (e *Extractor) RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(Rendered) error) error {
+func (e *Extractor) RenderPages(ctx context.Context, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error {
 	if err := sniff(data); err != nil {
 		return err
 	}
@@ -38,7 +29,7 @@ func (e *Extractor) RenderPages(ctx context.Context, data []byte, pages []int, d
 		return err
 	}
 	type result struct {
-		r   Rendered
+		r   doc.PageImage
 		err error
 	}
 	// The drawer runs ahead of each by one page.
@@ -83,7 +74,7 @@ func (e *Extractor) RenderPages(ctx context.Context, data []byte, pages []int, d
 				send(result{err: fmt.Errorf("drawing page %d: %w", n, err)})
 				return
 			}
-			if !send(result{r: Rendered{Page: n, Image: img, DPI: at}}) {
+			if !send(result{r: doc.PageImage{Page: n, Image: img, DPI: at}}) {
 				return
 			}
 		}

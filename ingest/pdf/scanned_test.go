@@ -64,8 +64,8 @@ func TestScannedPages(t *testing.T) {
 	})
 	t.Run("render turns a page as its /Rotate says", func(t *testing.T) {
 		data := fixture{pages: []*fxPage{scan, sideways}}.build(t)
-		var got []Rendered
-		err := testExtractor.RenderPages(ctx, data, []int{1, 2}, 150, func(r Rendered) error {
+		var got []doc.PageImage
+		err := testExtractor.RenderPages(ctx, data, []int{1, 2}, 150, func(r doc.PageImage) error {
 			got = append(got, r)
 			return nil
 		})
@@ -95,7 +95,7 @@ func TestScannedPages(t *testing.T) {
 		data := fixture{pages: []*fxPage{scan, scan, scan}}.build(t)
 		stop := errors.New("stop")
 		n := 0
-		err := testExtractor.RenderPages(ctx, data, []int{1, 2, 3}, 72, func(Rendered) error {
+		err := testExtractor.RenderPages(ctx, data, []int{1, 2, 3}, 72, func(doc.PageImage) error {
 			n++
 			return stop
 		})
