@@ -14,10 +14,10 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/childproc"
 )
 
 // ErrNoDrawer: djvulibre's ddjvu command, which draws DjVu pages for OCR,
@@ -113,19 +113,11 @@ func (d *Drawer) Draw(ctx context.Context, data []byte, pages []int, dpi float64
 // draw runs ddjvu on one page, reading the grayscale image it writes.
 func (d *Drawer) draw(ctx context.Context, file string, page, dpi int) (*image.Gray, error) {
 	cmd := exec.CommandContext(ctx, d.path, "-format=pgm", "-page="+strconv.Itoa(page), "-scale="+strconv.Itoa(dpi), file)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	setProcAttr(cmd)
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if msg := strings.TrimSpace(stderr.String()); msg != "" {
-			return nil, fmt.Errorf("ddjvu failed: %w: %s", err, lastLine(msg))
-		}
-		return nil, fmt.Errorf("ddjvu failed: %w", err)
+	out, err := childproc.Output(ctx, cmd, "ddjvu", 1)
+	if err != nil {
+		return nil, err
 	}
-	img, err := readPGM(&stdout)
+	img, err := readPGM(bytes.NewReader(out))
 	if err != nil {
 		return nil, fmt.Errorf("ddjvu's image: %w", err)
 	}
@@ -229,9 +221,4 @@ func pgmNumber(br *bufio.Reader) (int, error) {
 			return 0, fmt.Errorf("a PGM header with %q", c)
 		}
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(s, "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }

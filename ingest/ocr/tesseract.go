@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/ingest/internal/childproc"
 )
 
 // ErrNotInstalled: no tesseract command was found. Its message says how to
@@ -112,21 +114,7 @@ func (e *Engine) run(ctx context.Context, stdin io.Reader, args ...string) ([]by
 	// threads only make them fight.
 	cmd.Env = append(os.Environ(), "OMP_THREAD_LIMIT=1")
 	cmd.Stdin = stdin
-	var stdout bytes.Buffer
-	stderr := &tailBuffer{max: 4 << 10}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
-	setProcAttr(cmd)
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			return nil, fmt.Errorf("tesseract failed: %w", err)
-		}
-		return nil, fmt.Errorf("tesseract failed: %w: %s", err, lastLines(msg, 3))
-	}
-	return stdout.Bytes(), nil
+	return childproc.Output(ctx, cmd, "tesseract", 3)
 }
 
 // pgm encodes img as a binary PGM, which tesseract reads with no decoding
@@ -143,28 +131,4 @@ func pgm(img *image.Gray) io.Reader {
 		buf = append(buf, img.Pix[y*img.Stride:y*img.Stride+w]...)
 	}
 	return bytes.NewReader(buf)
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = t.b[len(t.b)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return string(t.b) }
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "; ")
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package ocr
+package childproc
 
 import "os/exec"
 
