@@ -4,7 +4,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/creack/pty"
 
 	"github.com/grimoire-search/grimoire/internal/testbook"
 )
@@ -73,23 +70,8 @@ func TestOCRProgressOnATerminal(t *testing.T) {
 	cmd := exec.Command(binary, "sync")
 	cmd.Dir = lib
 	cmd.Env = cleanEnv()
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	screen := &lockedBuffer{}
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(screen, tty) // ends with an error once the process is gone
-		close(copied)
-	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-	})
+	term := startOnTerminal(t, cmd)
+	screen := term.screen
 
 	// shown returns the OCR lines drawn so far, by pages read.
 	shown := func() map[string][]string {
@@ -114,14 +96,7 @@ func TestOCRProgressOnATerminal(t *testing.T) {
 		t.Errorf("one page of three read: %q, want the bar at 33%%", m[0])
 	}
 	g.open(t, 2, 3)
-	select {
-	case <-done:
-		done <- nil // for the cleanup
-	case <-time.After(2 * time.Minute):
-		t.Fatal("sync did not finish once its pages were let through")
-	}
-	<-copied
-	raw := screen.String()
+	raw := term.finish(t, "sync did not finish once its pages were let through")
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("sync exited %d:\n%q", code, raw)
 	}

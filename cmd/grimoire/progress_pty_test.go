@@ -99,23 +99,8 @@ func TestSyncProgressOnATerminal(t *testing.T) {
 	cmd := exec.Command(binary, "sync")
 	cmd.Dir = lib
 	cmd.Env = append(cleanEnv(), g.env()...)
-	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tty.Close()
-	screen := &lockedBuffer{}
-	copied := make(chan struct{})
-	go func() {
-		io.Copy(screen, tty) // ends with an error once the process is gone
-		close(copied)
-	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-	})
+	term := startOnTerminal(t, cmd)
+	screen := term.screen
 
 	var book string
 	eventually(t, "a line naming the book being embedded", time.Minute, func() bool {
@@ -158,14 +143,7 @@ func TestSyncProgressOnATerminal(t *testing.T) {
 	})
 
 	g.release()
-	select {
-	case <-done:
-		done <- nil // for the cleanup
-	case <-time.After(2 * time.Minute):
-		t.Fatal("sync did not finish once the model server let it")
-	}
-	<-copied
-	raw := screen.String()
+	raw := term.finish(t, "sync did not finish once the model server let it")
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Fatalf("sync exited %d:\n%q", code, raw)
 	}
@@ -204,4 +182,47 @@ func TestSyncProgressOnlyOnATerminal(t *testing.T) {
 	if r.stderr != "" {
 		t.Errorf("stderr is not a terminal but got %q", r.stderr)
 	}
+}
+
+// onTerminal is a command run on a pseudo-terminal of 40 rows and 160
+// columns, its screen kept as it draws it.
+type onTerminal struct {
+	screen *lockedBuffer
+	done   chan error
+	copied chan struct{}
+}
+
+// startOnTerminal starts cmd on a terminal; the test's end kills it.
+func startOnTerminal(t *testing.T, cmd *exec.Cmd) *onTerminal {
+	t.Helper()
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 160})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	o := &onTerminal{screen: &lockedBuffer{}, done: make(chan error, 1), copied: make(chan struct{})}
+	go func() {
+		io.Copy(o.screen, tty) // ends with an error once the process is gone
+		close(o.copied)
+	}()
+	go func() { o.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-o.done
+	})
+	return o
+}
+
+// finish waits for the command to end, failing the test with why when it
+// has not within two minutes, and returns all it drew.
+func (o *onTerminal) finish(t *testing.T, why string) string {
+	t.Helper()
+	select {
+	case <-o.done:
+		o.done <- nil // for the cleanup
+	case <-time.After(2 * time.Minute):
+		t.Fatal(why)
+	}
+	<-o.copied
+	return o.screen.String()
 }
