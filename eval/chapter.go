@@ -83,21 +83,28 @@ func (p chapterPath) deepest(title []string) int {
 // may start lower than the book's (no "Part I" above "Chapter 10") or
 // stop higher (no "3.2.1" below "3.2"), so the rule is: the hit's titles
 // must name the gold path down to its second entry (its only one when it
-// has one). A section title counts below the entry its chapter names, or
-// as the first entry when its chapter names none: "BOOK TWELVE: 1812 ›
-// CHAPTER XIII" is not "BOOK NINE: 1812 › CHAPTER XIII", but "Hans
-// Christian Andersen › 194 THE NIGHTINGALE" is "194 THE NIGHTINGALE".
+// has one). A section title may be a path itself ("Variables and
+// Mutability › Declaring Constants" below an mdBook's top chapter); each
+// of its entries counts below an entry named before it, or as the first
+// entry when none was named: "BOOK TWELVE: 1812 › CHAPTER XIII" is not
+// "BOOK NINE: 1812 › CHAPTER XIII", but "Hans Christian Andersen › 194 THE
+// NIGHTINGALE" is "194 THE NIGHTINGALE".
 func (p chapterPath) holds(chapter, section string) bool {
 	if len(p) == 0 {
 		return false
 	}
 	cw := titleWords(chapter)
-	sw := titleWords(section)
 	depth := p.deepest(cw)
-	if len(sw) > 0 && !equalWords(sw, cw) {
+	last := cw
+	for _, part := range strings.Split(section, "›") {
+		sw := titleWords(part)
+		if len(sw) == 0 || equalWords(sw, last) {
+			continue
+		}
 		if d := p.deepest(sw); d > depth && (depth > 0 || d == 1) {
 			depth = d
 		}
+		last = sw
 	}
 	return depth >= min(len(p), 2)
 }

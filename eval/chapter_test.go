@@ -27,6 +27,16 @@ func TestChapterHolds(t *testing.T) {
 			"Side Effects May Include...", "Side Effects May Include...", false},
 		{"a section under a chapter the gold path lacks", "194 THE NIGHTINGALE", "Hans Christian Andersen", "194 THE NIGHTINGALE", true},
 		{"a deep section under a chapter the gold path lacks", "Part III › 194 THE NIGHTINGALE", "Hans Christian Andersen", "194 THE NIGHTINGALE", false},
+		// A section named by its path below the chapter (an mdBook's files
+		// below its top entries).
+		{"a section path", "Variables and Mutability › Declaring Constants",
+			"Common Programming Concepts", "Variables and Mutability › Declaring Constants", true},
+		{"another section of the path", "Variables and Mutability › Declaring Constants",
+			"Common Programming Concepts", "Variables and Mutability › Shadowing", false},
+		{"a section path above the gold entry", "Control Flow › Repetition with Loops › Returning Values from Loops",
+			"Common Programming Concepts", "Control Flow › Repetition with Loops", true},
+		{"a section path whose second entry is elsewhere", "Control Flow › Repetition with Loops",
+			"Common Programming Concepts", "Data Types › Repetition with Loops", false},
 		// The engine's outline stops above the gold entry.
 		{"a third level the engine has not", "3 Logical Components of Zero Trust Architecture › 3.2 Deployed Variations of the Abstract Architecture › 3.2.1 Device Agent/Gateway-Based Deployment",
 			"3 Logical Components of Zero Trust Architecture", "3.2 Deployed Variations of the Abstract Architecture", true},

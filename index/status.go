@@ -114,12 +114,14 @@ type Progress struct {
 // every search: with nothing left to index it is one seek in the status
 // index, else two counts over it. Failed books are in neither count, nor
 // are books waiting for tesseract to be installed: they will not become
-// ready by waiting.
+// ready by waiting. (A ready book can wait for OCR too, for the scans it
+// was stored without: it is in the ready count alone.)
 func (d *DB) Progress(ctx context.Context) (Progress, error) {
 	var p Progress
 	err := d.db.QueryRowContext(ctx, `
 SELECT
-	(SELECT count(*) FROM book WHERE status IN ('pending', 'parsed')) - (SELECT count(*) FROM ocr_book WHERE waiting != ''),
+	(SELECT count(*) FROM book b WHERE b.status IN ('pending', 'parsed')
+		AND NOT EXISTS (SELECT 1 FROM ocr_book o WHERE o.hash = b.hash AND o.waiting != '')),
 	CASE WHEN EXISTS (SELECT 1 FROM book WHERE status IN ('pending', 'parsed'))
 		THEN (SELECT count(*) FROM book WHERE status = 'ready') ELSE 0 END`).Scan(&p.Indexing, &p.Ready)
 	if err != nil {

@@ -67,4 +67,17 @@ func TestProgress(t *testing.T) {
 	if want := (Progress{Ready: 1, Indexing: 2}); err != nil || got != want {
 		t.Errorf("progress %+v, %v; want %+v", got, err, want)
 	}
+	// Books waiting for tesseract are in neither count: a pending book of
+	// scans, and a ready book stored without its scans.
+	scans, _ := put(t, w, "/lib/scans.pdf", "scans", Hash{})
+	if err := w.NeedOCR(ctx, scans, 3, "tesseract is not installed"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.NeedOCR(ctx, h, 2, "tesseract is not installed"); err != nil {
+		t.Fatal(err)
+	}
+	got, err = w.Progress(ctx)
+	if want := (Progress{Ready: 1, Indexing: 2}); err != nil || got != want {
+		t.Errorf("with books waiting for OCR: progress %+v, %v; want %+v", got, err, want)
+	}
 }
