@@ -243,6 +243,9 @@ func FoldTerm(w string) string {
 // index does not hold is left out of the map.
 func (d *DB) TermDocs(ctx context.Context, terms []string) (map[string]int, error) {
 	out := make(map[string]int, len(terms))
+	if err := d.commonTermDocs(ctx, terms, out); err != nil {
+		return nil, err
+	}
 	// One equality lookup per term: fts5vocab seeks on term = ?, but scans
 	// the whole vocabulary for term IN (...).
 	for _, t := range terms {
