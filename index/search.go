@@ -322,8 +322,15 @@ WHERE e.id > ? ORDER BY e.id`, after)
 // CountVectors returns the number of embeddings with an id greater than
 // after.
 func (d *DB) CountVectors(ctx context.Context, after int64) (int, error) {
+	q, args := `SELECT count(*) FROM embedding WHERE id > ?`, []any{after}
+	if after <= 0 {
+		// All of them (ids start at 1), counted in the chunk_id index:
+		// a range of ids is counted in the rows, which are the vectors
+		// themselves (2 s of reading for a million).
+		q, args = `SELECT count(*) FROM embedding`, nil
+	}
 	var n int
-	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM embedding WHERE id > ?`, after).Scan(&n); err != nil {
+	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count vectors: %w", err)
 	}
 	return n, nil
