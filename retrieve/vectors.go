@@ -68,10 +68,10 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 	v.dim = dim
 	// Size the slab once: growing it row by row copies it over and over.
 	if n, err := db.CountVectors(ctx, v.lastID); err == nil {
-		v.vecs = slices.Grow(v.vecs, n*dim)
-		v.scales = slices.Grow(v.scales, n)
-		v.chunks = slices.Grow(v.chunks, n)
-		v.books = slices.Grow(v.books, n)
+		v.vecs = reserve(v.vecs, n*dim)
+		v.scales = reserve(v.scales, n)
+		v.chunks = reserve(v.chunks, n)
+		v.books = reserve(v.books, n)
 	}
 	if len(v.tmp) != dim {
 		v.tmp = make([]float32, dim)
@@ -99,6 +99,17 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 	}
 	v.gen, v.loaded = gen, true
 	return nil
+}
+
+// reserve returns s with room for n more elements. An empty s is made
+// anew: memory fresh from the system is zero already, where slices.Grow
+// clears all of it at once (512 MB for a million vectors, while a server
+// answers its first questions).
+func reserve[T any](s []T, n int) []T {
+	if len(s) == 0 && cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return slices.Grow(s, n)
 }
 
 // len returns the number of vectors held.
