@@ -132,6 +132,33 @@ func metaPage(t testing.TB, path string) int64 {
 	return p
 }
 
+// schemaPages returns the pages of the schema table.
+func schemaPages(t testing.TB, path string) []int64 {
+	t.Helper()
+	r, err := OpenReader(contextBG, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	rows, err := r.db.Query(`SELECT pageno FROM dbstat WHERE name = 'sqlite_schema'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var p int64
+		if err := rows.Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 func TestWriterRefusesDamagedIndex(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "g.db")
 	filledIndex(t, path, 60)
@@ -336,7 +363,9 @@ func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 			if tc.damaged {
 				// The meta page, with the models' stamps, is spared: a
 				// rebuild reuses no vector whose model it cannot tell.
-				damage(t, path, 4, 3, metaPage(t, path))
+				// So are the schema's pages, without which nothing can be
+				// read: the damage is to the rows.
+				damage(t, path, 4, 3, append(schemaPages(t, path), metaPage(t, path))...)
 			}
 			w, err := Rebuild(contextBG, path, "grimoire rebuild")
 			if err != nil {

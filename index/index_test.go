@@ -426,6 +426,36 @@ func TestVectorsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestCountVectors: all of them, counted another way than a range, and
+// those after an id.
+func TestCountVectors(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	for i := range 5 {
+		text := fmt.Sprintf("chunk number %d", i)
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%d.txt", i), text, Hash{})
+		b := ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
+		if i == 1 {
+			remove(t, w, b.Paths[0]) // a gap in the ids
+		}
+	}
+	var ids []int64
+	if err := w.Vectors(ctx, 0, func(r VectorRow) error { ids = append(ids, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 4 {
+		t.Fatalf("%d vectors, want 4", len(ids))
+	}
+	for _, tc := range []struct {
+		after int64
+		want  int
+	}{{0, 4}, {-1, 4}, {ids[0], 3}, {ids[3], 0}} {
+		if n, err := w.CountVectors(ctx, tc.after); err != nil || n != tc.want {
+			t.Errorf("CountVectors(%d) = %d, %v; want %d", tc.after, n, err, tc.want)
+		}
+	}
+}
+
 func TestSampleChunksAndChunkTexts(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)

@@ -389,9 +389,9 @@ func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book,
 	return out, nil
 }
 
-// idList returns the question marks of an IN list of ids, "?,?,?", and the
-// ids as arguments.
-func idList(ids []int64) (string, []any) {
+// idList returns the question marks of an IN list of ids (or terms),
+// "?,?,?", and the ids as arguments.
+func idList[T int64 | string](ids []T) (string, []any) {
 	args := make([]any, len(ids))
 	for i, id := range ids {
 		args[i] = id

@@ -275,6 +275,25 @@ END;
 	// title, read the book's text (3 MB for War and Peace, for each book
 	// a search cited).
 	`CREATE INDEX section_title ON section(book_id, chapter_idx, idx, title);`,
+	// 15: the chunk counts of the library's most common terms, which FTS5
+	// counts by walking their whole posting lists (see
+	// Writer.RefreshCommonTerms). Any change to the chunks' text empties
+	// the table in its own transaction: a count it holds is always FTS5's.
+	`
+CREATE TABLE common_term (
+	term TEXT PRIMARY KEY,
+	docs INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER common_term_insert AFTER INSERT ON chunk BEGIN
+	DELETE FROM common_term;
+END;
+CREATE TRIGGER common_term_delete AFTER DELETE ON chunk BEGIN
+	DELETE FROM common_term;
+END;
+CREATE TRIGGER common_term_update AFTER UPDATE OF heading, context, text ON chunk BEGIN
+	DELETE FROM common_term;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

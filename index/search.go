@@ -243,6 +243,9 @@ func FoldTerm(w string) string {
 // index does not hold is left out of the map.
 func (d *DB) TermDocs(ctx context.Context, terms []string) (map[string]int, error) {
 	out := make(map[string]int, len(terms))
+	if err := d.commonTermDocs(ctx, terms, out); err != nil {
+		return nil, err
+	}
 	// One equality lookup per term: fts5vocab seeks on term = ?, but scans
 	// the whole vocabulary for term IN (...).
 	for _, t := range terms {
@@ -319,8 +322,15 @@ WHERE e.id > ? ORDER BY e.id`, after)
 // CountVectors returns the number of embeddings with an id greater than
 // after.
 func (d *DB) CountVectors(ctx context.Context, after int64) (int, error) {
+	q, args := `SELECT count(*) FROM embedding WHERE id > ?`, []any{after}
+	if after <= 0 {
+		// All of them (ids start at 1), counted in the chunk_id index:
+		// a range of ids is counted in the rows, which are the vectors
+		// themselves (2 s of reading for a million).
+		q, args = `SELECT count(*) FROM embedding`, nil
+	}
 	var n int
-	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM embedding WHERE id > ?`, after).Scan(&n); err != nil {
+	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count vectors: %w", err)
 	}
 	return n, nil

@@ -150,6 +150,9 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if err == nil {
 		err = subword.Refresh(ctx, w)
 	}
+	if err == nil {
+		err = w.RefreshCommonTerms(ctx)
+	}
 	return res, err
 }
 

@@ -83,8 +83,19 @@ func newIDFTable(st index.FeatureStats) *IDFTable {
 	}
 	t := &IDFTable{keys: st.Keys, idfs: make([]float32, len(st.Keys)), dir: make([]int32, 1<<bits+1),
 		shift: uint(64 - bits), unseen: math.Log((docs + 1) / 0.5)}
+	// One logarithm per count rather than per feature: counts run up to
+	// the sample's size (a couple of thousand), features to hundreds of
+	// thousands.
+	byCount := make([]float32, st.Docs+1)
+	for df := range byCount {
+		byCount[df] = float32(math.Log((docs + 1) / (float64(df) + 0.5)))
+	}
 	for i, df := range st.DF {
-		t.idfs[i] = float32(math.Log((docs + 1) / (float64(df) + 0.5)))
+		if int(df) < len(byCount) {
+			t.idfs[i] = byCount[df]
+		} else { // more chunks than sampled: not drawn by SampleFeatureStats
+			t.idfs[i] = float32(math.Log((docs + 1) / (float64(df) + 0.5)))
+		}
 	}
 	b := 0
 	for i, k := range t.keys {

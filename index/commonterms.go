@@ -1,0 +1,146 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// The library's most common terms ("the", "of") are in most chunks, and
+// FTS5 counts a term's chunks by walking its whole posting list: 45 ms for a
+// term of a million chunks, paid by every `grimoire query` that asks for
+// one. The writer counts them once instead, into common_term, and the
+// triggers of migration 15 empty that table in the transaction that adds,
+// removes or rewrites any chunk, so that a count found there is always
+// the one FTS5 would give; TermDocs counts the terms it does not hold.
+
+// Which terms the writer counts ahead: those in at least
+// commonTermShare of a sample of the chunks, in a library of at least
+// commonTermChunks chunks. Below that, counting a term costs a few
+// milliseconds at most, and so would every refresh that changed nothing a
+// search notices.
+const (
+	commonTermShare  = 0.1
+	commonTermChunks = 50000
+)
+
+// RefreshCommonTerms counts the library's common terms into common_term,
+// unless it holds counts already (which the triggers keep current) or the
+// library is too small to need them.
+func (w *Writer) RefreshCommonTerms(ctx context.Context) error {
+	return w.refreshCommonTerms(ctx, commonTermChunks)
+}
+
+// refreshCommonTerms is RefreshCommonTerms for a library of at least
+// minChunks chunks; tests count the terms of small ones.
+func (w *Writer) refreshCommonTerms(ctx context.Context, minChunks int) error {
+	var held bool
+	if err := w.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM common_term)`).Scan(&held); err != nil {
+		return fmt.Errorf("common terms: %w", err)
+	}
+	if held {
+		return nil
+	}
+	n, err := w.ChunkCount(ctx)
+	if err != nil || n < minChunks {
+		return err
+	}
+	// The sample only chooses which terms to count; the counts are
+	// FTS5's own, taken in the transaction that stores them.
+	terms, err := w.sampleCommonTerms(ctx, n)
+	if err != nil || len(terms) == 0 {
+		return err
+	}
+	return w.Update(ctx, func(t *Tx) error {
+		for _, term := range terms {
+			var docs int
+			err := t.tx.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, term).Scan(&docs)
+			if err == sql.ErrNoRows {
+				continue // in the sample's texts but not the index's: gone since
+			}
+			if err != nil {
+				return fmt.Errorf("common terms: count %q: %w", term, err)
+			}
+			if _, err := t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO common_term(term, docs) VALUES (?, ?)`, term, docs); err != nil {
+				return fmt.Errorf("common terms: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// sampleCommonTerms returns the terms in at least commonTermShare of
+// FeatureSample chunks spread over the index (which holds n), tokenized as
+// the full-text index tokenizes them, in a private in-memory database.
+func (d *DB) sampleCommonTerms(ctx context.Context, n int) ([]string, error) {
+	mem, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, fmt.Errorf("common terms: %w", err)
+	}
+	defer mem.Close()
+	mem.SetMaxOpenConns(1) // one in-memory database, not one per connection
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE sample USING fts5(heading, context, text, tokenize = '` + ftsTokenizer + `')`,
+		`CREATE VIRTUAL TABLE sample_vocab USING fts5vocab(sample, 'row')`,
+	} {
+		if _, err := mem.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("common terms: %w", err)
+		}
+	}
+	var texts []ChunkText
+	if err := d.sampleChunks(ctx, FeatureSample, n, func(c ChunkText) { texts = append(texts, c) }); err != nil {
+		return nil, err
+	}
+	tx, err := mem.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("common terms: %w", err)
+	}
+	defer tx.Rollback()
+	for _, c := range texts {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sample(heading, context, text) VALUES (?, ?, ?)`, c.Heading, c.Context, c.Text); err != nil {
+			return nil, fmt.Errorf("common terms: %w", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT term FROM sample_vocab WHERE doc >= ? ORDER BY term`, commonTermShare*float64(len(texts)))
+	if err != nil {
+		return nil, fmt.Errorf("common terms: %w", err)
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, fmt.Errorf("common terms: %w", err)
+		}
+		terms = append(terms, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("common terms: %w", err)
+	}
+	return terms, nil
+}
+
+// commonTermDocs adds to out the counts common_term holds for terms.
+func (d *DB) commonTermDocs(ctx context.Context, terms []string, out map[string]int) error {
+	if len(terms) == 0 {
+		return nil
+	}
+	ph, args := idList(terms)
+	rows, err := d.db.QueryContext(ctx, `SELECT term, docs FROM common_term WHERE term IN (`+ph+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("term statistics: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return fmt.Errorf("term statistics: %w", err)
+		}
+		out[t] = n
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("term statistics: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+)
+
+// TestCommonTermCountsStayFTS5s: the counts the writer keeps of the common
+// terms are FTS5's own after every change to the chunks: added, removed or
+// rewritten ones empty them until the writer counts again, and TermDocs
+// counts in the meantime.
+func TestCommonTermCountsStayFTS5s(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	words := []string{"the", "whales", "sea", "ship", "captain", "harpoon", "of", "white"}
+	book := func(i int) Book {
+		// "the" in every book, "whales" (the term "whale") in every
+		// second one, the others in fewer.
+		text := "the " + words[1+i%2*6] + " " + words[2+i%6] + fmt.Sprintf(" number%d", i)
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, Hash{})
+		return ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
+	}
+	var books []Book
+	for i := range 12 {
+		books = append(books, book(i))
+	}
+	terms := []string{"the", "whale", "sea", "ship", "captain", "harpoon", "white", "number3", "absent"}
+	vocab := func() map[string]int {
+		t.Helper()
+		out := make(map[string]int)
+		for _, term := range terms {
+			var n int
+			if err := w.db.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, term).Scan(&n); err == nil {
+				out[term] = n
+			}
+		}
+		return out
+	}
+	held := func() map[string]int {
+		t.Helper()
+		out := make(map[string]int)
+		if err := w.commonTermDocs(ctx, terms, out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	check := func(when string, wantHeld bool) {
+		t.Helper()
+		got, err := w.TermDocs(ctx, terms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := vocab(); !maps.Equal(got, want) {
+			t.Errorf("%s: TermDocs = %v, FTS5 counts %v", when, got, want)
+		}
+		h := held()
+		if wantHeld != (len(h) > 0) {
+			t.Errorf("%s: common_term holds %v", when, h)
+		}
+		for term, n := range h {
+			if want := vocab()[term]; n != want {
+				t.Errorf("%s: common_term says %q is in %d chunks, FTS5 %d", when, term, n, want)
+			}
+		}
+	}
+	refresh := func() {
+		t.Helper()
+		if err := w.refreshCommonTerms(ctx, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	check("before any count", false)
+	refresh()
+	check("counted", true)
+	if h := held(); h["the"] == 0 || h["number3"] != 0 {
+		t.Errorf("common_term holds %v, want the common terms (\"the\") and not the rare ones", h)
+	}
+
+	books = append(books, book(12))
+	check("after a book was added", false)
+	refresh()
+	check("counted again after an addition", true)
+
+	remove(t, w, books[0].Paths[0])
+	check("after a book was removed", false)
+	refresh()
+	check("counted again after a removal", true)
+
+	if _, err := w.exec(ctx, `UPDATE chunk SET context = 'the harpoon' WHERE book_id = ?`, books[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	check("after a chunk's context was written", false)
+	refresh()
+	check("counted again after a context", true)
+}
+
+// TestCommonTermsWaitForALargeLibrary: a small library's terms cost little
+// to count as searches ask, and are not counted ahead.
+func TestCommonTermsWaitForALargeLibrary(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := put(t, w, "/lib/a.txt", "the sea", Hash{})
+	ingestFake(t, w, h, "A", "the sea")
+	if err := w.RefreshCommonTerms(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, w, `SELECT count(*) FROM common_term`); n != 0 {
+		t.Errorf("a library of one chunk has %d common terms counted", n)
+	}
+}
