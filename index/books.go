@@ -236,6 +236,9 @@ func (t *Tx) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
 	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id); err != nil {
 		return 0, fmt.Errorf("finish book %d: %w", id, err)
 	}
+	if err := t.writePostings(ctx, id); err != nil {
+		return 0, err
+	}
 	return t.settle(ctx, id)
 }
 

@@ -336,7 +336,7 @@ func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 			if tc.damaged {
 				// The meta page, with the models' stamps, is spared: a
 				// rebuild reuses no vector whose model it cannot tell.
-				damage(t, path, 4, 3, metaPage(t, path))
+				damage(t, path, 6, 3, metaPage(t, path))
 			}
 			w, err := Rebuild(contextBG, path, "grimoire rebuild")
 			if err != nil {

@@ -60,7 +60,10 @@ func (s *stemmer) close() error {
 // word the tokenizer makes no term of is absent; one it splits keeps its
 // first term. Safe for concurrent use.
 func (d *DB) Stems(ctx context.Context, words []string) (map[string]string, error) {
-	s := d.stems
+	return d.stems.stems(ctx, words)
+}
+
+func (s *stemmer) stems(ctx context.Context, words []string) (map[string]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {

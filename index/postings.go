@@ -1,0 +1,414 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// FTS5 ranks with bm25() by scoring every row that holds a query term, and
+// looks up each row's length as it goes: in a library of a million chunks
+// a search of a few middling words scores a hundred thousand rows. So the
+// writer keeps postings of its own beside FTS5's (fts_posting): for each
+// term and ready book, the book's chunks that hold it, each with its length
+// and its count in each column. A search reads the rows of its terms and
+// scores them as bm25() does, in memory, with FTS5's own row count and
+// average length; FTS5 still answers searches the postings cannot (books
+// whose postings are not written yet, a quoted word of several tokens,
+// filters by author, type, path, tag or series).
+//
+// Postings are written in the transaction that makes a book ready
+// (Tx.FinishBook) and, for books made ready before there were postings, by
+// WritePostings; triggers drop them when the book goes, leaves the ready
+// state, or one of its chunks changes. A book has postings exactly when it
+// has a row in fts_book.
+
+// bm25's constants, which FTS5 does not let a query change.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// posting is one chunk that holds a term.
+type posting struct {
+	chunk  int64
+	length uint64    // the chunk's tokens, all columns
+	tf     [3]uint64 // in heading, context, text
+}
+
+// appendPosting encodes p after the posting of chunk prev (0 for the
+// first): the id's distance from prev, the length, the text's count with
+// two flags for the others, then those that are not zero.
+func appendPosting(b []byte, prev int64, p posting) []byte {
+	b = binary.AppendUvarint(b, uint64(p.chunk-prev))
+	b = binary.AppendUvarint(b, p.length)
+	head := p.tf[2] << 2
+	if p.tf[0] > 0 {
+		head |= 1
+	}
+	if p.tf[1] > 0 {
+		head |= 2
+	}
+	b = binary.AppendUvarint(b, head)
+	if p.tf[0] > 0 {
+		b = binary.AppendUvarint(b, p.tf[0])
+	}
+	if p.tf[1] > 0 {
+		b = binary.AppendUvarint(b, p.tf[1])
+	}
+	return b
+}
+
+// eachPosting decodes b, calling fn with each posting in order. A
+// truncated or malformed list ends with an error.
+func eachPosting(b []byte, fn func(p posting)) error {
+	var prev int64
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	for len(b) > 0 {
+		var p posting
+		d, ok1 := next()
+		l, ok2 := next()
+		head, ok3 := next()
+		if !ok1 || !ok2 || !ok3 {
+			return fmt.Errorf("postings: malformed list")
+		}
+		p.chunk, p.length, p.tf[2] = prev+int64(d), l, head>>2
+		for c := range 2 {
+			if head&(1<<c) != 0 {
+				v, ok := next()
+				if !ok {
+					return fmt.Errorf("postings: malformed list")
+				}
+				p.tf[c] = v
+			}
+		}
+		prev = p.chunk
+		fn(p)
+	}
+	return nil
+}
+
+// writePostings writes the postings of book id, a book whose chunks are all
+// stored, and records that it has them.
+func (t *Tx) writePostings(ctx context.Context, id int64) error {
+	rows, err := t.tx.QueryContext(ctx, `
+SELECT k.id, k.heading, k.context, k.text, d.sz FROM chunk k JOIN chunk_fts_docsize d ON d.id = k.id
+WHERE k.book_id = ? ORDER BY k.id`, id)
+	if err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	type chunkTokens struct {
+		id     int64
+		length uint64
+		counts [3]map[string]uint64 // token → count, per column
+	}
+	var chunks []chunkTokens
+	tokens := make(map[string]bool)
+	for rows.Next() {
+		var c chunkTokens
+		var cols [3]string
+		var sz []byte
+		if err := rows.Scan(&c.id, &cols[0], &cols[1], &cols[2], &sz); err != nil {
+			rows.Close()
+			return fmt.Errorf("postings of book %d: %w", id, err)
+		}
+		for len(sz) > 0 {
+			var n uint64
+			n, sz = ftsVarint(sz)
+			c.length += n
+		}
+		for i, text := range cols {
+			eachToken(text, func(tok string) {
+				if c.counts[i] == nil {
+					c.counts[i] = make(map[string]uint64)
+				}
+				c.counts[i][tok]++
+				tokens[tok] = true
+			})
+		}
+		chunks = append(chunks, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	terms, err := t.stems.stems(ctx, keys(tokens))
+	if err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	type list struct {
+		n    int
+		prev int64
+		data []byte
+	}
+	lists := make(map[string]*list)
+	for _, c := range chunks {
+		// This chunk's count of each term, per column: tokens that
+		// differ only in case or accents are one term.
+		tf := make(map[string]*[3]uint64)
+		for col, counts := range c.counts {
+			for tok, n := range counts {
+				term := terms[tok]
+				if term == "" {
+					continue
+				}
+				if tf[term] == nil {
+					tf[term] = new([3]uint64)
+				}
+				tf[term][col] += n
+			}
+		}
+		for term, counts := range tf {
+			l := lists[term]
+			if l == nil {
+				l = &list{}
+				lists[term] = l
+			}
+			l.data = appendPosting(l.data, l.prev, posting{chunk: c.id, length: c.length, tf: *counts})
+			l.prev, l.n = c.id, l.n+1
+		}
+	}
+	ins, err := t.tx.PrepareContext(ctx, `INSERT OR REPLACE INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	defer ins.Close()
+	for term, l := range lists {
+		if _, err := ins.ExecContext(ctx, term, id, l.n, l.data); err != nil {
+			return fmt.Errorf("postings of book %d: %w", id, err)
+		}
+	}
+	if _, err := t.tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_book(book_id) VALUES (?)`, id); err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	return nil
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// WritePostings writes the postings of the ready books that have none
+// (made ready before the index kept postings, or by a rebuild), one book a
+// transaction, until none is left or ctx ends. It returns how many books
+// it wrote. Searches use the postings once every ready book has them.
+func (w *Writer) WritePostings(ctx context.Context) (int, error) {
+	done := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		var id int64
+		err := w.db.QueryRowContext(ctx, `
+SELECT b.id FROM book b WHERE b.status = 'ready'
+AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id)
+		if err == sql.ErrNoRows {
+			return done, nil
+		}
+		if err != nil {
+			return done, fmt.Errorf("books without postings: %w", err)
+		}
+		if err := w.Update(ctx, func(t *Tx) error { return t.writePostings(ctx, id) }); err != nil {
+			return done, err
+		}
+		done++
+	}
+}
+
+// DropPostings forgets every book's postings, for WritePostings to write
+// them again (a rebuild of the full-text index).
+func (w *Writer) DropPostings(ctx context.Context) error {
+	return w.Update(ctx, func(t *Tx) error {
+		for _, q := range []string{`DELETE FROM fts_posting`, `DELETE FROM fts_book`} {
+			if _, err := t.tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("drop postings: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// matchWords returns the quoted words of a MATCH expression made of quoted
+// strings joined by OR, as retrieve writes them, and false for any other.
+func matchWords(match string) ([]string, bool) {
+	var words []string
+	for i, part := range strings.Split(match, " OR ") {
+		if len(part) < 2 || part[0] != '"' || part[len(part)-1] != '"' {
+			return nil, false
+		}
+		inner := part[1 : len(part)-1]
+		// A quote inside is doubled; an undoubled one would mean the
+		// split cut a string in two.
+		if strings.Count(inner, `"`) != 2*strings.Count(inner, `""`) {
+			return nil, false
+		}
+		words = append(words, strings.ReplaceAll(inner, `""`, `"`))
+		_ = i
+	}
+	return words, len(words) > 0
+}
+
+// rankPostings returns the best want chunks of [lo, hi] by FTS5's bm25()
+// over match, best first (ties by rowid), computed from the postings; ok
+// is false, with nothing read, when the postings cannot answer: some
+// ready book has none yet, match is not a list of quoted words, or one
+// of its words is several tokens (a phrase, which needs positions).
+func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, hi int64, want int) (hits []FTSHit, ok bool, err error) {
+	words, ok := matchWords(match)
+	if !ok || hi < lo {
+		return nil, false, nil
+	}
+	for _, word := range words {
+		n := 0
+		eachToken(word, func(string) { n++ })
+		if n != 1 {
+			return nil, false, nil
+		}
+	}
+	var complete bool
+	if err := d.db.QueryRowContext(ctx, `
+SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FROM fts_book)`).Scan(&complete); err != nil {
+		return nil, false, fmt.Errorf("full-text search: %w", err)
+	}
+	if !complete {
+		return nil, false, nil
+	}
+	terms, err := d.Stems(ctx, words)
+	if err != nil {
+		return nil, false, err
+	}
+	nRow, avgLen, err := d.FTSRows(ctx)
+	if err != nil || nRow == 0 {
+		return nil, true, err
+	}
+	weights := [3]float64{w.Heading, w.Context, w.Text}
+	score := make([]float64, hi-lo+1)
+	var touched []int64
+	for _, word := range words {
+		term, ok := terms[word]
+		if !ok {
+			continue
+		}
+		lists, df, err := d.postingLists(ctx, term)
+		if err != nil {
+			return nil, true, err
+		}
+		// bm25() as FTS5 computes it, operation for operation, so that
+		// the scores are the same to the last bit.
+		idf := math.Log((float64(nRow) - float64(df) + 0.5) / (float64(df) + 0.5))
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		for _, data := range lists {
+			err := eachPosting(data, func(p posting) {
+				if p.chunk < lo || p.chunk > hi {
+					return
+				}
+				var freq float64
+				for c, n := range p.tf {
+					for range n {
+						freq += weights[c]
+					}
+				}
+				num := freq * (bm25K1 + 1.0)
+				denom := freq + bm25K1*(1-bm25B+bm25B*float64(p.length)/avgLen)
+				i := p.chunk - lo
+				if score[i] == 0 {
+					touched = append(touched, p.chunk)
+				}
+				score[i] += idf * num / denom
+			})
+			if err != nil {
+				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
+			}
+		}
+	}
+	return bestOf(touched, func(id int64) float64 { return score[id-lo] }, want), true, nil
+}
+
+// postingLists returns the posting lists of term, one per book, and how
+// many chunks hold it.
+func (d *DB) postingLists(ctx context.Context, term string) ([][]byte, int64, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT n, data FROM fts_posting WHERE term = ?`, term)
+	if err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var lists [][]byte
+	var df int64
+	for rows.Next() {
+		var n int64
+		var data []byte
+		if err := rows.Scan(&n, &data); err != nil {
+			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		lists = append(lists, data)
+		df += n
+	}
+	return lists, df, rows.Err()
+}
+
+// bestOf returns the want ids of ids with the highest scores, best first,
+// ties by id, as hits.
+func bestOf(ids []int64, score func(int64) float64, want int) []FTSHit {
+	better := func(a, b FTSHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChunkID, b.ChunkID)
+	}
+	// A bounded min-heap of the best so far: its root is the worst kept.
+	heap := make([]FTSHit, 0, min(want, len(ids)))
+	down := func(i int) {
+		for {
+			l, r, worst := 2*i+1, 2*i+2, i
+			if l < len(heap) && better(heap[l], heap[worst]) > 0 {
+				worst = l
+			}
+			if r < len(heap) && better(heap[r], heap[worst]) > 0 {
+				worst = r
+			}
+			if worst == i {
+				return
+			}
+			heap[i], heap[worst] = heap[worst], heap[i]
+			i = worst
+		}
+	}
+	for _, id := range ids {
+		h := FTSHit{ChunkID: id, Score: score(id)}
+		switch {
+		case len(heap) < want:
+			heap = append(heap, h)
+			for i := len(heap) - 1; i > 0; {
+				p := (i - 1) / 2
+				if better(heap[i], heap[p]) <= 0 {
+					break
+				}
+				heap[i], heap[p] = heap[p], heap[i]
+				i = p
+			}
+		case want > 0 && better(h, heap[0]) < 0:
+			heap[0] = h
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, better)
+	return heap
+}
