@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -298,6 +297,9 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 		return nil, true, err
 	}
 	weights := [3]float64{w.Heading, w.Context, w.Text}
+	// Variables, not constants: Go would fold 1.2 + 1.0 exactly, and C
+	// adds the doubles.
+	k1, b := bm25K1, bm25B
 	score := make([]float64, hi-lo+1)
 	var touched []int64
 	for _, word := range words {
@@ -310,8 +312,12 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 			return nil, true, err
 		}
 		// bm25() as FTS5 computes it, operation for operation, so that
-		// the scores are the same to the last bit.
-		idf := math.Log((float64(nRow) - float64(df) + 0.5) / (float64(df) + 0.5))
+		// the scores are the same to the last bit: even the logarithm is
+		// SQLite's, which differs from Go's in the last bit now and then.
+		var idf float64
+		if err := d.db.QueryRowContext(ctx, `SELECT ln((? - ? + 0.5) / (? + 0.5))`, nRow, df, df).Scan(&idf); err != nil {
+			return nil, true, fmt.Errorf("full-text search: %w", err)
+		}
 		if idf <= 0 {
 			idf = 1e-6
 		}
@@ -326,13 +332,13 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 						freq += weights[c]
 					}
 				}
-				num := freq * (bm25K1 + 1.0)
-				denom := freq + bm25K1*(1-bm25B+bm25B*float64(p.length)/avgLen)
+				num := freq * (k1 + 1.0)
+				denom := freq + k1*(1-b+b*float64(p.length)/avgLen)
 				i := p.chunk - lo
 				if score[i] == 0 {
 					touched = append(touched, p.chunk)
 				}
-				score[i] += idf * num / denom
+				score[i] += idf * (num / denom)
 			})
 			if err != nil {
 				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
