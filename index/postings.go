@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -108,13 +109,16 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	if err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
+	// Each distinct token is numbered as it comes, and a chunk kept as
+	// its columns' token numbers: the tokens are stemmed once, together.
 	type chunkTokens struct {
 		id     int64
 		length uint64
-		counts [3]map[string]uint64 // token → count, per column
+		cols   [3][]int32
 	}
 	var chunks []chunkTokens
-	tokens := make(map[string]bool)
+	tokenID := make(map[string]int32)
+	var tokens []string
 	for rows.Next() {
 		var c chunkTokens
 		var cols [3]string
@@ -130,11 +134,13 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 		}
 		for i, text := range cols {
 			eachToken(text, func(tok string) {
-				if c.counts[i] == nil {
-					c.counts[i] = make(map[string]uint64)
+				k, ok := tokenID[tok]
+				if !ok {
+					k = int32(len(tokens))
+					tokenID[tok] = k
+					tokens = append(tokens, tok)
 				}
-				c.counts[i][tok]++
-				tokens[tok] = true
+				c.cols[i] = append(c.cols[i], k)
 			})
 		}
 		chunks = append(chunks, c)
@@ -143,64 +149,85 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
-	terms, err := t.stems.stems(ctx, keys(tokens))
+	stems, err := t.stems.stemTokens(ctx, tokens)
 	if err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	// Tokens that differ only in case or accents, or stem alike, are one
+	// term.
+	termOf := make([]int32, len(tokens))
+	termID := make(map[string]int32)
+	terms := []string{} // a JSON array even when empty
+	for i := range tokens {
+		term := stems[i]
+		if term == "" {
+			termOf[i] = -1
+			continue
+		}
+		k, ok := termID[term]
+		if !ok {
+			k = int32(len(terms))
+			termID[term] = k
+			terms = append(terms, term)
+		}
+		termOf[i] = k
 	}
 	type list struct {
 		n    int
 		prev int64
 		data []byte
 	}
-	lists := make(map[string]*list)
+	lists := make([]list, len(terms))
+	tf := make([][3]uint64, len(terms))
+	var touched []int32
 	for _, c := range chunks {
-		// This chunk's count of each term, per column: tokens that
-		// differ only in case or accents are one term.
-		tf := make(map[string]*[3]uint64)
-		for col, counts := range c.counts {
-			for tok, n := range counts {
-				term := terms[tok]
-				if term == "" {
+		for col, toks := range c.cols {
+			for _, tok := range toks {
+				k := termOf[tok]
+				if k < 0 {
 					continue
 				}
-				if tf[term] == nil {
-					tf[term] = new([3]uint64)
+				if tf[k] == ([3]uint64{}) {
+					touched = append(touched, k)
 				}
-				tf[term][col] += n
+				tf[k][col]++
 			}
 		}
-		for term, counts := range tf {
-			l := lists[term]
-			if l == nil {
-				l = &list{}
-				lists[term] = l
-			}
-			l.data = appendPosting(l.data, l.prev, posting{chunk: c.id, length: c.length, tf: *counts})
+		for _, k := range touched {
+			l := &lists[k]
+			l.data = appendPosting(l.data, l.prev, posting{chunk: c.id, length: c.length, tf: tf[k]})
 			l.prev, l.n = c.id, l.n+1
+			tf[k] = [3]uint64{}
+		}
+		touched = touched[:0]
+	}
+	// Postings written before (a book made ready twice) give way.
+	for _, q := range []string{
+		`DELETE FROM fts_posting WHERE book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
+		`DELETE FROM fts_book WHERE book_id = ?1`,
+	} {
+		if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 	}
-	ins, err := t.tx.PrepareContext(ctx, `INSERT OR REPLACE INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)`)
+	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
 	defer ins.Close()
-	for term, l := range lists {
-		if _, err := ins.ExecContext(ctx, term, id, l.n, l.data); err != nil {
+	for k, term := range terms {
+		if _, err := ins.ExecContext(ctx, term, id, lists[k].n, lists[k].data); err != nil {
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 	}
-	if _, err := t.tx.ExecContext(ctx, `INSERT OR IGNORE INTO fts_book(book_id) VALUES (?)`, id); err != nil {
+	termList, err := json.Marshal(terms)
+	if err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO fts_book(book_id, terms) VALUES (?, ?)`, id, termList); err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
 	return nil
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // WritePostings writes the postings of the ready books that have none

@@ -307,3 +307,49 @@ func FuzzPostingsDecode(f *testing.F) {
 		_ = last
 	})
 }
+
+// BenchmarkWritePostings writes the postings of War and Peace (from the
+// corpus), in passages of about 1,600 characters.
+func BenchmarkWritePostings(b *testing.B) {
+	dir, ok := testcorpus.Find()
+	if !ok {
+		b.Skip("no corpus")
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "books/text/2600-0.txt"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var texts []string
+	for s := string(text); len(s) > 0; {
+		n := min(len(s), 1600)
+		texts = append(texts, strings.ToValidUTF8(s[:n], ""))
+		s = s[n:]
+	}
+	t := &testing.T{}
+	w, err := OpenWriter(context.Background(), filepath.Join(b.TempDir(), "g.db"), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	book := storeChunks(t, w, "war and peace", texts)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		if os.Getenv("XP_COLD") != "" {
+			w.stems.mu.Lock()
+			w.stems.cache = map[string]string{}
+			w.stems.mu.Unlock()
+		}
+		err := w.Update(context.Background(), func(tx *Tx) error {
+			if err := tx.writePostings(context.Background(), book.ID); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		if err != errRollback {
+			b.Fatal(err)
+		}
+	}
+}
+
+var errRollback = fmt.Errorf("rolled back")

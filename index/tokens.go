@@ -29,17 +29,25 @@ func isTokenChar(r rune) bool {
 // tokenizer cuts it (before folding and stemming).
 func eachToken(text string, fn func(tok string)) {
 	start := -1
-	for i, r := range text {
-		if isTokenChar(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
+	for i := 0; i < len(text); {
+		c := text[i]
+		var in bool
+		n := 1
+		if c < utf8.RuneSelf {
+			in = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(text[i:])
+			in = isTokenChar(r)
 		}
-		if start >= 0 {
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
 			fn(text[start:i])
 			start = -1
 		}
+		i += n
 	}
 	if start >= 0 {
 		fn(text[start:])
