@@ -520,7 +520,7 @@ func (d *DB) Check(ctx context.Context) error {
 	if _, err := d.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
 		return fmt.Errorf("full-text integrity check: %w", err)
 	}
-	return nil
+	return d.checkPostings(ctx)
 }
 
 // SetCatalog records what a catalogue says of the book with content h,

@@ -445,3 +445,23 @@ func bestOf(ids []int64, score func(int64) float64, want int) []FTSHit {
 	slices.SortFunc(heap, better)
 	return heap
 }
+
+// checkPostings checks that only ready books have postings, and that each
+// has a row for every term its list names and no other.
+func (d *DB) checkPostings(ctx context.Context) error {
+	var unready int
+	var rowsMatch bool
+	err := d.db.QueryRowContext(ctx, `
+SELECT (SELECT count(*) FROM fts_book f LEFT JOIN book b ON b.id = f.book_id WHERE b.status IS NOT 'ready'),
+	(SELECT count(*) FROM fts_posting) = (SELECT coalesce(sum(json_array_length(terms)), 0) FROM fts_book)`).Scan(&unready, &rowsMatch)
+	if err != nil {
+		return fmt.Errorf("postings check: %w", err)
+	}
+	if unready > 0 {
+		return fmt.Errorf("postings check: %d books that are not ready have postings", unready)
+	}
+	if !rowsMatch {
+		return fmt.Errorf("postings check: the rows of postings are not those the books list")
+	}
+	return nil
+}

@@ -295,6 +295,16 @@ func TestPostingsFollowTheBooks(t *testing.T) {
 	if hits := search(); len(hits) != 2 {
 		t.Fatalf("white after the delete: %+v", hits)
 	}
+	if err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A stray row is found.
+	if _, err := w.db.Exec(`INSERT INTO fts_posting(term, book_id, n, data) VALUES ('stray', ?, 1, x'01')`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), "postings") {
+		t.Errorf("a stray row of postings: check says %v", err)
+	}
 }
 
 // FuzzPostingsDecode: a damaged list is an error, never a panic.
