@@ -274,20 +274,34 @@ func (w *Writer) DropPostings(ctx context.Context) error {
 // strings joined by OR, as retrieve writes them, and false for any other.
 func matchWords(match string) ([]string, bool) {
 	var words []string
-	for i, part := range strings.Split(match, " OR ") {
-		if len(part) < 2 || part[0] != '"' || part[len(part)-1] != '"' {
+	for rest := match; ; {
+		if !strings.HasPrefix(rest, `"`) {
 			return nil, false
 		}
-		inner := part[1 : len(part)-1]
-		// A quote inside is doubled; an undoubled one would mean the
-		// split cut a string in two.
-		if strings.Count(inner, `"`) != 2*strings.Count(inner, `""`) {
+		rest = rest[1:]
+		var word strings.Builder
+		for {
+			i := strings.IndexByte(rest, '"')
+			if i < 0 {
+				return nil, false
+			}
+			word.WriteString(rest[:i])
+			rest = rest[i+1:]
+			if !strings.HasPrefix(rest, `"`) {
+				break
+			}
+			word.WriteByte('"') // a doubled quote stands for one
+			rest = rest[1:]
+		}
+		words = append(words, word.String())
+		if rest == "" {
+			return words, true
+		}
+		if !strings.HasPrefix(rest, " OR ") {
 			return nil, false
 		}
-		words = append(words, strings.ReplaceAll(inner, `""`, `"`))
-		_ = i
+		rest = rest[len(" OR "):]
 	}
-	return words, len(words) > 0
 }
 
 // rankPostings returns the best want chunks of [lo, hi] by FTS5's bm25()

@@ -363,3 +363,18 @@ func BenchmarkWritePostings(b *testing.B) {
 }
 
 var errRollback = fmt.Errorf("rolled back")
+
+// FuzzMatchWords: any expression is read without a panic, and one written
+// as retrieve writes it gives its words back.
+func FuzzMatchWords(f *testing.F) {
+	f.Add("whale", "white", `say "hi"`)
+	f.Add("", "a OR b", `"`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		matchWords(a + b + c)
+		words := []string{a, b, c}
+		got, ok := matchWords(orExprForTest(words))
+		if !ok || !slices.Equal(got, words) {
+			t.Errorf("%q: read %q, %v", orExprForTest(words), got, ok)
+		}
+	})
+}
