@@ -499,12 +499,17 @@ func (w *Writer) RetryFailed(ctx context.Context) error {
 	return nil
 }
 
-// RebuildFTS rebuilds the full-text index from the stored chunks.
+// RebuildFTS rebuilds the full-text index from the stored chunks: FTS5's,
+// then the postings, a book a transaction.
 func (w *Writer) RebuildFTS(ctx context.Context) error {
 	if _, err := w.exec(ctx, `INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`); err != nil {
 		return fmt.Errorf("rebuild full-text index: %w", err)
 	}
-	return nil
+	if err := w.DropPostings(ctx); err != nil {
+		return err
+	}
+	_, err := w.WritePostings(ctx)
+	return err
 }
 
 // Check runs SQLite's and FTS5's integrity checks and returns what they

@@ -258,7 +258,7 @@ AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id L
 }
 
 // DropPostings forgets every book's postings, for WritePostings to write
-// them again (a rebuild of the full-text index).
+// them again (RebuildFTS).
 func (w *Writer) DropPostings(ctx context.Context) error {
 	return w.Update(ctx, func(t *Tx) error {
 		for _, q := range []string{`DELETE FROM fts_posting`, `DELETE FROM fts_book`} {

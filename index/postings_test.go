@@ -298,12 +298,21 @@ func TestPostingsFollowTheBooks(t *testing.T) {
 	if err := w.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// A stray row is found.
+	// A stray row is found, and a rebuild of the full-text index mends it.
 	if _, err := w.db.Exec(`INSERT INTO fts_posting(term, book_id, n, data) VALUES ('stray', ?, 1, x'01')`, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), "postings") {
 		t.Errorf("a stray row of postings: check says %v", err)
+	}
+	if err := w.RebuildFTS(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Errorf("after RebuildFTS: %v", err)
+	}
+	if hits := search(); len(hits) != 2 {
+		t.Fatalf("white after RebuildFTS: %+v", hits)
 	}
 }
 
