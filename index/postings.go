@@ -34,6 +34,9 @@ const (
 	bm25B  = 0.75
 )
 
+// postingsPerInsert is how many rows of postings one INSERT writes.
+const postingsPerInsert = 100
+
 // posting is one chunk that holds a term.
 type posting struct {
 	chunk  int64
@@ -210,13 +213,31 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 	}
-	ins, err := t.tx.PrepareContext(ctx, `INSERT INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return fmt.Errorf("postings of book %d: %w", id, err)
-	}
-	defer ins.Close()
-	for k, term := range terms {
-		if _, err := ins.ExecContext(ctx, term, id, lists[k].n, lists[k].data); err != nil {
+	// Rows go in postingsPerInsert at a time: one statement a row costs
+	// more than the row.
+	var stmt *sql.Stmt
+	defer func() {
+		if stmt != nil {
+			stmt.Close()
+		}
+	}()
+	args := make([]any, 0, 4*postingsPerInsert)
+	for start := 0; start < len(terms); start += postingsPerInsert {
+		end := min(start+postingsPerInsert, len(terms))
+		if stmt == nil || end-start < postingsPerInsert {
+			if stmt != nil {
+				stmt.Close()
+			}
+			q := `INSERT INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)` + strings.Repeat(`, (?, ?, ?, ?)`, end-start-1)
+			if stmt, err = t.tx.PrepareContext(ctx, q); err != nil {
+				return fmt.Errorf("postings of book %d: %w", id, err)
+			}
+		}
+		args = args[:0]
+		for k := start; k < end; k++ {
+			args = append(args, terms[k], id, lists[k].n, lists[k].data)
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 	}
