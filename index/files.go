@@ -64,9 +64,6 @@ type Tx struct {
 	now int64
 	// salvage is set while a rebuild's salvage is there to draw on.
 	salvage bool
-	// stems turns the tokens of the chunks a book's postings are written
-	// from into the terms FTS5 makes of them.
-	stems *stemmer
 }
 
 // Update runs fn in one write transaction and commits it when fn returns nil.
@@ -84,7 +81,7 @@ func (w *Writer) Update(ctx context.Context, fn func(*Tx) error) error {
 		return w.failed(err)
 	}
 	w.noteFile(false)
-	if err := fn(&Tx{tx: tx, now: time.Now().UnixNano(), salvage: w.salvage != nil, stems: w.stems}); err != nil {
+	if err := fn(&Tx{tx: tx, now: time.Now().UnixNano(), salvage: w.salvage != nil}); err != nil {
 		tx.Rollback()
 		return w.failed(err)
 	}

@@ -113,7 +113,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
 	// Each distinct token is numbered as it comes, and a chunk kept as
-	// its columns' token numbers: the tokens are stemmed once, together.
+	// its columns' token numbers: each token is folded and stemmed once.
 	type chunkTokens struct {
 		id     int64
 		length uint64
@@ -152,19 +152,15 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
-	stems, err := t.stems.stemTokens(ctx, tokens)
-	if err != nil {
-		return fmt.Errorf("postings of book %d: %w", id, err)
-	}
 	// Tokens that differ only in case or accents, or stem alike, are one
 	// term.
-	termOf := make([]int32, len(tokens))
+	termNo := make([]int32, len(tokens))
 	termID := make(map[string]int32)
 	terms := []string{} // a JSON array even when empty
-	for i := range tokens {
-		term := stems[i]
+	for i, tok := range tokens {
+		term := termOf(tok)
 		if term == "" {
-			termOf[i] = -1
+			termNo[i] = -1
 			continue
 		}
 		k, ok := termID[term]
@@ -173,7 +169,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			termID[term] = k
 			terms = append(terms, term)
 		}
-		termOf[i] = k
+		termNo[i] = k
 	}
 	type list struct {
 		n    int
@@ -186,7 +182,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	for _, c := range chunks {
 		for col, toks := range c.cols {
 			for _, tok := range toks {
-				k := termOf[tok]
+				k := termNo[tok]
 				if k < 0 {
 					continue
 				}

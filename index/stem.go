@@ -4,14 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"sync"
 )
 
 // ftsTokenizer is how the full-text index cuts and folds text, as chunk_fts
 // was created with it (migration 1): a word's stem is the term the index
 // holds.
-const ftsTokenizer = "porter unicode61 remove_diacritics 2"
+const ftsTokenizer = "porter " + ftsFolding
+
+// ftsFolding is the tokenizer under the stemmer: how text is cut and folded.
+const ftsFolding = "unicode61 remove_diacritics 2"
 
 // stemmer turns words into the terms the full-text index holds for them
 // (folded, without diacritics, Porter-stemmed), by running FTS5's own
@@ -61,10 +63,7 @@ func (s *stemmer) close() error {
 // word the tokenizer makes no term of is absent; one it splits keeps its
 // first term. Safe for concurrent use.
 func (d *DB) Stems(ctx context.Context, words []string) (map[string]string, error) {
-	return d.stems.stems(ctx, words)
-}
-
-func (s *stemmer) stems(ctx context.Context, words []string) (map[string]string, error) {
+	s := d.stems
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
@@ -143,89 +142,4 @@ func (s *stemmer) tokenize(ctx context.Context, words []string, out map[string]s
 		out[w] = t
 	}
 	return nil
-}
-
-// stemTokens returns the term of each token, "" where the tokenizer makes
-// none, for tokens as eachToken cuts them (one term each at most). The
-// tokens not in the cache go through the tokenizer as one row, which costs
-// a fraction of a row each: a book's tokens are tens of thousands.
-func (s *stemmer) stemTokens(ctx context.Context, tokens []string) ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.db == nil {
-		if err := s.open(ctx); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]string, len(tokens))
-	var todo []int
-	for i, tok := range tokens {
-		if t, ok := s.cache[tok]; ok {
-			out[i] = t
-		} else {
-			todo = append(todo, i)
-		}
-	}
-	if len(todo) == 0 {
-		return out, nil
-	}
-	var row strings.Builder
-	for _, i := range todo {
-		row.WriteString(tokens[i])
-		row.WriteByte(' ')
-	}
-	terms, err := s.termsOf(ctx, row.String())
-	if err != nil {
-		return nil, err
-	}
-	if len(terms) != len(todo) {
-		// A token the tokenizer drops (nothing left once folded) would
-		// shift the rest: one row each, then.
-		words := make([]string, len(todo))
-		for k, i := range todo {
-			words[k] = tokens[i]
-		}
-		got := make(map[string]string, len(words))
-		if err := s.tokenize(ctx, words, got); err != nil {
-			return nil, err
-		}
-		for _, i := range todo {
-			out[i] = got[tokens[i]]
-		}
-		return out, nil
-	}
-	if len(s.cache)+len(todo) > stemCacheSize {
-		s.cache = make(map[string]string)
-	}
-	for k, i := range todo {
-		out[i] = terms[k]
-		s.cache[tokens[i]] = terms[k]
-	}
-	return out, nil
-}
-
-// termsOf returns the terms the tokenizer makes of text, in order.
-func (s *stemmer) termsOf(ctx context.Context, text string) ([]string, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("stem: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO words(rowid, w) VALUES (1, ?)`, text); err != nil {
-		return nil, fmt.Errorf("stem: %w", err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term FROM word_terms ORDER BY offset`)
-	if err != nil {
-		return nil, fmt.Errorf("stem: %w", err)
-	}
-	defer rows.Close()
-	var terms []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, fmt.Errorf("stem: %w", err)
-		}
-		terms = append(terms, t)
-	}
-	return terms, rows.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -103,5 +104,68 @@ func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, err
 			out = append(out, [2]rune{r, r})
 		}
 	}
+	return out, rows.Err()
+}
+
+// ProbeFolding asks FTS5's tokenizer (without stemming) what it makes of
+// each token character alone between two letters, and returns the ones it
+// changes, with what they become (0: dropped). For gentokens and the test
+// that checks its table.
+func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE fold USING fts5(w, tokenize = '` + ftsFolding + `')`,
+		`CREATE VIRTUAL TABLE fold_terms USING fts5vocab(fold, 'instance')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("probe folding: %w", err)
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO fold(rowid, w) VALUES (?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range tokenChars {
+		for c := r[0]; c <= r[1]; c++ {
+			if c >= 0xD800 && c <= 0xDFFF {
+				continue
+			}
+			if _, err := ins.ExecContext(ctx, c, "q"+string(c)+"q"); err != nil {
+				return nil, fmt.Errorf("probe folding: %w", err)
+			}
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT doc, term FROM fold_terms`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]rune
+	for rows.Next() {
+		var doc int64
+		var term string
+		if err := rows.Scan(&doc, &term); err != nil {
+			return nil, err
+		}
+		c := rune(doc)
+		if len(term) < 2 || term[0] != 'q' || term[len(term)-1] != 'q' {
+			return nil, fmt.Errorf("probe folding: %U became %q", c, term)
+		}
+		mid := []rune(term[1 : len(term)-1])
+		switch {
+		case len(mid) == 0:
+			out = append(out, [2]rune{c, 0})
+		case len(mid) == 1 && mid[0] != c:
+			out = append(out, [2]rune{c, mid[0]})
+		case len(mid) > 1:
+			return nil, fmt.Errorf("probe folding: %U became %q", c, string(mid))
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]rune) int { return int(a[0] - b[0]) })
 	return out, rows.Err()
 }

@@ -1,8 +1,9 @@
 // Command gentokens writes index/tokenchars.go: the code points that
 // FTS5's unicode61 tokenizer, as chunk_fts is configured, counts as parts
-// of a token, as ranges. It asks SQLite itself, one code point at a time,
-// since the tokenizer's tables (Unicode 6.1, with diacritics kept inside
-// tokens for remove_diacritics) differ from Go's unicode package.
+// of a token, as ranges, and what it folds each of them to where it
+// changes them. It asks SQLite itself, one code point at a time, since the
+// tokenizer's tables (Unicode 6.1, with diacritics kept inside tokens for
+// remove_diacritics) differ from Go's unicode package.
 //
 //	go run ./index/internal/gentokens > index/tokenchars.go
 package main
@@ -43,6 +44,23 @@ func run(ctx context.Context) error {
 	fmt.Println("var tokenChars = [][2]rune{")
 	for _, r := range ranges {
 		fmt.Printf("\t{0x%X, 0x%X},\n", r[0], r[1])
+	}
+	fmt.Println("}")
+	probe, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return err
+	}
+	defer probe.Close()
+	folds, err := index.ProbeFolding(ctx, probe)
+	if err != nil {
+		return err
+	}
+	fmt.Println()
+	fmt.Println("// tokenFolds are the token characters the tokenizer folds to another")
+	fmt.Println("// (lower case, without diacritics), in order; 0 when it drops them.")
+	fmt.Println("var tokenFolds = [][2]rune{")
+	for _, f := range folds {
+		fmt.Printf("\t{0x%X, 0x%X},\n", f[0], f[1])
 	}
 	fmt.Println("}")
 	return nil
