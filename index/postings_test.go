@@ -42,6 +42,16 @@ func TestTokenCharsMatchFTS5(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("FTS5's token characters differ from tokenchars.go (%d ranges against %d): run go run ./index/internal/gentokens > index/tokenchars.go", len(got), len(want))
 	}
+	if testing.Short() {
+		return
+	}
+	folds, err := ProbeFolding(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(folds, tokenFolds) {
+		t.Fatalf("FTS5's folding differs from tokenchars.go (%d changes against %d): run go run ./index/internal/gentokens > index/tokenchars.go", len(folds), len(tokenFolds))
+	}
 }
 
 // tokenCase is text in the scripts, marks and punctuation a library holds.
