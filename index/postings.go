@@ -209,8 +209,14 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 	}
-	// Rows go in postingsPerInsert at a time: one statement a row costs
-	// more than the row.
+	// Rows go in postingsPerInsert at a time, in the table's order: one
+	// statement a row costs more than the row, and B-tree pages filled
+	// in order are written once.
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(terms[a], terms[b]) })
 	var stmt *sql.Stmt
 	defer func() {
 		if stmt != nil {
@@ -230,7 +236,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			}
 		}
 		args = args[:0]
-		for k := start; k < end; k++ {
+		for _, k := range order[start:end] {
 			args = append(args, terms[k], id, lists[k].n, lists[k].data)
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
