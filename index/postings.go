@@ -330,11 +330,14 @@ func matchWords(match string) ([]string, bool) {
 // rankPostings returns the best want chunks of [lo, hi] by FTS5's bm25()
 // over match, best first (ties by rowid), computed from the postings; ok
 // is false, with nothing read, when the postings cannot answer: some
-// ready book has none yet, match is not a list of quoted words, or one
-// of its words is several tokens (a phrase, which needs positions).
+// ready book has none yet, match is not a list of quoted words, one of
+// its words is several tokens (a phrase, which needs positions), or a
+// column weighs nothing.
 func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, hi int64, want int) (hits []FTSHit, ok bool, err error) {
 	words, ok := matchWords(match)
-	if !ok || hi < lo {
+	// A weight of zero scores a match at zero, which the sums cannot
+	// tell from no match.
+	if !ok || hi < lo || w.Heading <= 0 || w.Context <= 0 || w.Text <= 0 {
 		return nil, false, nil
 	}
 	for _, word := range words {
@@ -364,8 +367,7 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 	// Variables, not constants: Go would fold 1.2 + 1.0 exactly, and C
 	// adds the doubles.
 	k1, b := bm25K1, bm25B
-	score := make([]float64, hi-lo+1)
-	var touched []int64
+	acc := newAccumulator(lo, hi)
 	for _, word := range words {
 		term, ok := terms[word]
 		if !ok {
@@ -398,18 +400,59 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 				}
 				num := freq * (k1 + 1.0)
 				denom := freq + k1*(1-b+b*float64(p.length)/avgLen)
-				i := p.chunk - lo
-				if score[i] == 0 {
-					touched = append(touched, p.chunk)
-				}
-				score[i] += idf * (num / denom)
+				acc.add(p.chunk, idf*(num/denom))
 			})
 			if err != nil {
 				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
 			}
 		}
 	}
-	return bestOf(touched, func(id int64) float64 { return score[id-lo] }, want), true, nil
+	return bestOf(acc.touched, acc.score, want), true, nil
+}
+
+// accumulator sums each chunk's score over the query's terms, in a slice
+// over the chunk ids searched when they span few enough to allocate one
+// per search, else in a map (ids are never reused: a library that has
+// changed much spans far more ids than it holds chunks).
+type accumulator struct {
+	lo      int64
+	dense   []float64
+	sparse  map[int64]float64
+	touched []int64
+}
+
+// denseSpan is the widest span of chunk ids summed in a slice (64 MB).
+const denseSpan = 8 << 20
+
+func newAccumulator(lo, hi int64) *accumulator {
+	if hi-lo+1 <= denseSpan {
+		return &accumulator{lo: lo, dense: make([]float64, hi-lo+1)}
+	}
+	return &accumulator{lo: lo, sparse: make(map[int64]float64)}
+}
+
+// add adds v, which is above zero, to chunk's score.
+func (a *accumulator) add(chunk int64, v float64) {
+	if a.dense != nil {
+		i := chunk - a.lo
+		if a.dense[i] == 0 {
+			a.touched = append(a.touched, chunk)
+		}
+		a.dense[i] += v
+		return
+	}
+	old, ok := a.sparse[chunk]
+	if !ok {
+		a.touched = append(a.touched, chunk)
+	}
+	a.sparse[chunk] = old + v
+}
+
+func (a *accumulator) score(chunk int64) float64 {
+	if a.dense != nil {
+		return a.dense[chunk-a.lo]
+	}
+	return a.sparse[chunk]
 }
 
 // postingLists returns the posting lists of term, one per book, and how
