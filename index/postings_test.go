@@ -397,3 +397,58 @@ func FuzzMatchWords(f *testing.F) {
 		}
 	})
 }
+
+// TestPostingsAfterMigration: an index made before postings answers from
+// FTS5 until WritePostings has written those of its ready books, then from
+// the postings, with the same hits.
+func TestPostingsAfterMigration(t *testing.T) {
+	ctx := context.Background()
+	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE fts_posting") })
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:before] {
+		if _, err := db.ExecContext(ctx, m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
+		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES
+			(1, 0, 0, 0, 'Moby › Loomings', 'Call me Ishmael; the whale, the white whale', 'embedded'),
+			(1, 1, 0, 1, 'Moby › The Carpet-Bag', 'a whaling voyage out of New Bedford', 'embedded'),
+			(1, 2, 0, 2, 'Moby › The Spouter-Inn', 'no whale here, a harpooneer and a bed', 'embedded')`,
+		fmt.Sprintf(`PRAGMA user_version = %d`, before),
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	w, err := OpenWriter(ctx, path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	weights := FTSWeights{Heading: 3, Context: 1, Text: 1}
+	const match = `"whale" OR "harpooneer"`
+	if _, ok, err := w.rankPostings(ctx, match, weights, 0, 100, 10); ok || err != nil {
+		t.Fatalf("postings answered before they were written: %v %v", ok, err)
+	}
+	want, err := w.SearchFTS(ctx, match, BookFilter{}, weights, 10)
+	if err != nil || len(want) != 2 {
+		t.Fatalf("from FTS5: %+v, %v", want, err)
+	}
+	if n, err := w.WritePostings(ctx); n != 1 || err != nil {
+		t.Fatalf("WritePostings: %d, %v", n, err)
+	}
+	if _, ok, err := w.rankPostings(ctx, match, weights, 0, 100, 10); !ok || err != nil {
+		t.Fatalf("postings written, and not used: %v %v", ok, err)
+	}
+	got, err := w.SearchFTS(ctx, match, BookFilter{}, weights, 10)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("from the postings: %+v, %v; FTS5 gave %+v", got, err, want)
+	}
+}
