@@ -236,6 +236,9 @@ func (t *Tx) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
 	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id); err != nil {
 		return 0, fmt.Errorf("finish book %d: %w", id, err)
 	}
+	if err := t.writePostings(ctx, id); err != nil {
+		return 0, err
+	}
 	return t.settle(ctx, id)
 }
 
@@ -496,12 +499,17 @@ func (w *Writer) RetryFailed(ctx context.Context) error {
 	return nil
 }
 
-// RebuildFTS rebuilds the full-text index from the stored chunks.
+// RebuildFTS rebuilds the full-text index from the stored chunks: FTS5's,
+// then the postings, a book a transaction.
 func (w *Writer) RebuildFTS(ctx context.Context) error {
 	if _, err := w.exec(ctx, `INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`); err != nil {
 		return fmt.Errorf("rebuild full-text index: %w", err)
 	}
-	return nil
+	if err := w.DropPostings(ctx); err != nil {
+		return err
+	}
+	_, err := w.WritePostings(ctx)
+	return err
 }
 
 // Check runs SQLite's and FTS5's integrity checks and returns what they
@@ -517,7 +525,7 @@ func (d *DB) Check(ctx context.Context) error {
 	if _, err := d.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
 		return fmt.Errorf("full-text integrity check: %w", err)
 	}
-	return nil
+	return d.checkPostings(ctx)
 }
 
 // SetCatalog records what a catalogue says of the book with content h,

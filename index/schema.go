@@ -294,6 +294,50 @@ CREATE TRIGGER common_term_update AFTER UPDATE OF heading, context, text ON chun
 	DELETE FROM common_term;
 END;
 `,
+	// 16: full-text postings of grimoire's own, beside FTS5's, for
+	// searches that score only what they read (postings.go): for each
+	// term and ready book, the book's chunks that hold it. fts_book lists
+	// the books whose postings are written, with their terms (a JSON
+	// array), by which they are dropped: an index on book_id would cost
+	// more to keep than the postings themselves. What changes a book's
+	// chunks, or takes it out of the ready ones, drops them.
+	`
+CREATE TABLE fts_posting (
+	term    TEXT NOT NULL,
+	book_id INTEGER NOT NULL,
+	n       INTEGER NOT NULL,
+	data    BLOB NOT NULL,
+	PRIMARY KEY (term, book_id)
+) WITHOUT ROWID;
+CREATE TABLE fts_book (
+	book_id INTEGER PRIMARY KEY,
+	terms   TEXT NOT NULL
+);
+CREATE TRIGGER fts_book_delete AFTER DELETE ON book
+WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.id) BEGIN
+	DELETE FROM fts_posting WHERE book_id = old.id AND term IN
+		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.id)));
+	DELETE FROM fts_book WHERE book_id = old.id;
+END;
+CREATE TRIGGER fts_book_unready AFTER UPDATE OF status ON book
+WHEN old.status = 'ready' AND new.status != 'ready' AND EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.id) BEGIN
+	DELETE FROM fts_posting WHERE book_id = old.id AND term IN
+		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.id)));
+	DELETE FROM fts_book WHERE book_id = old.id;
+END;
+CREATE TRIGGER fts_chunk_delete AFTER DELETE ON chunk
+WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.book_id) BEGIN
+	DELETE FROM fts_posting WHERE book_id = old.book_id AND term IN
+		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.book_id)));
+	DELETE FROM fts_book WHERE book_id = old.book_id;
+END;
+CREATE TRIGGER fts_chunk_update AFTER UPDATE OF heading, context, text ON chunk
+WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.book_id) BEGIN
+	DELETE FROM fts_posting WHERE book_id = old.book_id AND term IN
+		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.book_id)));
+	DELETE FROM fts_book WHERE book_id = old.book_id;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -62,7 +62,10 @@ func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWei
 		parts = min(runtime.GOMAXPROCS(0), 4)
 	}
 	for want := limit + 16; ; want *= 4 {
-		cands, err := d.rankFTS(ctx, match, w, lo, hi, want, parts)
+		cands, ok, err := d.rankPostings(ctx, match, w, lo, hi, want)
+		if err == nil && !ok {
+			cands, err = d.rankFTS(ctx, match, w, lo, hi, want, parts)
+		}
 		if err != nil {
 			return nil, err
 		}

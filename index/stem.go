@@ -10,7 +10,10 @@ import (
 // ftsTokenizer is how the full-text index cuts and folds text, as chunk_fts
 // was created with it (migration 1): a word's stem is the term the index
 // holds.
-const ftsTokenizer = "porter unicode61 remove_diacritics 2"
+const ftsTokenizer = "porter " + ftsFolding
+
+// ftsFolding is the tokenizer under the stemmer: how text is cut and folded.
+const ftsFolding = "unicode61 remove_diacritics 2"
 
 // stemmer turns words into the terms the full-text index holds for them
 // (folded, without diacritics, Porter-stemmed), by running FTS5's own

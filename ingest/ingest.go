@@ -148,6 +148,12 @@ type Result struct {
 func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	res, err := run(ctx, w, opts)
 	if err == nil {
+		// Books made ready before the index kept postings of its own
+		// get theirs; until every ready book has them, searches rank
+		// with FTS5 alone.
+		_, err = w.WritePostings(ctx)
+	}
+	if err == nil {
 		err = subword.Refresh(ctx, w)
 	}
 	if err == nil {

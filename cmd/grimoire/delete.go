@@ -180,7 +180,7 @@ func (a *app) reindexCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reindex --fts | --embeddings",
 		Short: "Rebuild derived indexes from the stored chunks",
-		Long: `reindex --fts rebuilds the full-text index from the stored chunks.
+		Long: `reindex --fts rebuilds the full-text index (FTS5's and the postings searches rank from) from the stored chunks.
 
 reindex --embeddings switches the library to the embedding model configured
 now: every chunk is embedded again (stored contexts are reused), while the

@@ -42,7 +42,7 @@ func TestWatchRetriesAfterDiskFull(t *testing.T) {
 	dir := t.TempDir()
 	idx := filepath.Join(dir, "idx")
 	os.MkdirAll(idx, 0o755)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", idx).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=10m", "tmpfs", idx).CombinedOutput(); err != nil {
 		t.Skipf("mount: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", idx).Run() })

@@ -1,0 +1,93 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/internal/testcorpus"
+)
+
+// TestTermOfMatchesFTS5 holds termOf to FTS5's own tokenizer on every
+// distinct token of awkward text and, where it is present, of the corpus's
+// books.
+func TestTermOfMatchesFTS5(t *testing.T) {
+	texts := tokenCases
+	if dir, ok := testcorpus.Find(); ok {
+		for _, sub := range []string{"books/text", "books/markdown"} {
+			filepath.WalkDir(filepath.Join(dir, sub), func(p string, e os.DirEntry, err error) error {
+				if err == nil && !e.IsDir() {
+					if b, err := os.ReadFile(p); err == nil {
+						texts = append(texts, strings.ToValidUTF8(string(b), ""))
+					}
+				}
+				return nil
+			})
+		}
+	}
+	seen := make(map[string]bool)
+	var tokens []string
+	for _, text := range texts {
+		eachToken(text, func(tok string) {
+			if !seen[tok] {
+				seen[tok] = true
+				tokens = append(tokens, tok)
+			}
+		})
+	}
+	tokens = append(tokens, porterCases...)
+	w := mustOpenWriter(t)
+	want, err := w.Stems(context.Background(), tokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for _, tok := range tokens {
+		if got := termOf(tok); got != want[tok] {
+			if bad++; bad <= 20 {
+				t.Errorf("%q: %q, FTS5 %q", tok, got, want[tok])
+			}
+		}
+	}
+	t.Logf("%d tokens, %d differ", len(tokens), bad)
+}
+
+// porterCases reach every rule of the algorithm.
+var porterCases = []string{
+	"caresses", "ponies", "ties", "caress", "cats", "feed", "agreed", "plastered", "bled",
+	"motoring", "sing", "conflated", "troubled", "sized", "hopping", "tanned", "falling",
+	"hissing", "fizzed", "failing", "filing", "happy", "sky", "relational", "conditional",
+	"rational", "valenci", "hesitanci", "digitizer", "conformabli", "radicalli",
+	"differentli", "vileli", "analogousli", "vietnamization", "predication", "operator",
+	"feudalism", "decisiveness", "hopefulness", "callousness", "formaliti", "sensitiviti",
+	"sensibiliti", "triplicate", "formative", "formalize", "electriciti", "electrical",
+	"hopeful", "goodness", "revival", "allowance", "inference", "airliner", "gyroscopic",
+	"adjustable", "defensible", "irritant", "replacement", "adjustment", "dependent",
+	"adoption", "homologou", "communism", "activate", "angulariti", "homologous",
+	"effective", "bowdlerize", "probate", "rate", "cease", "controll", "roll", "aed",
+	"yyy", "yes", "eyed", "ied", "ing", "ying", "archaeology", "blies", "sses",
+}
+
+func FuzzTermOf(f *testing.F) {
+	for _, c := range porterCases {
+		f.Add(c)
+	}
+	w, err := OpenWriter(context.Background(), filepath.Join(f.TempDir(), "g.db"), "fuzz")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { w.Close() })
+	f.Fuzz(func(t *testing.T, s string) {
+		eachToken(s, func(tok string) {
+			want, err := w.Stems(context.Background(), []string{tok})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := termOf(tok); got != want[tok] {
+				t.Errorf("%q: %q, FTS5 %q", tok, got, want[tok])
+			}
+		})
+	})
+}

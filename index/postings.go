@@ -1,0 +1,547 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// FTS5 ranks with bm25() by scoring every row that holds a query term, and
+// looks up each row's length as it goes: in a library of a million chunks
+// a search of a few middling words scores a hundred thousand rows. So the
+// writer keeps postings of its own beside FTS5's (fts_posting): for each
+// term and ready book, the book's chunks that hold it, each with its length
+// and its count in each column. A search reads the rows of its terms and
+// scores them as bm25() does, in memory, with FTS5's own row count and
+// average length; FTS5 still answers searches the postings cannot (books
+// whose postings are not written yet, a quoted word of several tokens,
+// filters by author, type, path, tag or series).
+//
+// Postings are written in the transaction that makes a book ready
+// (Tx.FinishBook) and, for books made ready before there were postings, by
+// WritePostings; triggers drop them when the book goes, leaves the ready
+// state, or one of its chunks changes. A book has postings exactly when it
+// has a row in fts_book.
+
+// bm25's constants, which FTS5 does not let a query change.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// postingsPerInsert is how many rows of postings one INSERT writes.
+const postingsPerInsert = 100
+
+// posting is one chunk that holds a term.
+type posting struct {
+	chunk  int64
+	length uint64    // the chunk's tokens, all columns
+	tf     [3]uint64 // in heading, context, text
+}
+
+// appendPosting encodes p after the posting of chunk prev (0 for the
+// first): the id's distance from prev, the length, the text's count with
+// two flags for the others, then those that are not zero.
+func appendPosting(b []byte, prev int64, p posting) []byte {
+	b = binary.AppendUvarint(b, uint64(p.chunk-prev))
+	b = binary.AppendUvarint(b, p.length)
+	head := p.tf[2] << 2
+	if p.tf[0] > 0 {
+		head |= 1
+	}
+	if p.tf[1] > 0 {
+		head |= 2
+	}
+	b = binary.AppendUvarint(b, head)
+	if p.tf[0] > 0 {
+		b = binary.AppendUvarint(b, p.tf[0])
+	}
+	if p.tf[1] > 0 {
+		b = binary.AppendUvarint(b, p.tf[1])
+	}
+	return b
+}
+
+// eachPosting decodes b, calling fn with each posting in order. A
+// truncated or malformed list ends with an error.
+func eachPosting(b []byte, fn func(p posting)) error {
+	var prev int64
+	next := func() (uint64, bool) {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	for len(b) > 0 {
+		var p posting
+		d, ok1 := next()
+		l, ok2 := next()
+		head, ok3 := next()
+		if !ok1 || !ok2 || !ok3 {
+			return fmt.Errorf("postings: malformed list")
+		}
+		p.chunk, p.length, p.tf[2] = prev+int64(d), l, head>>2
+		for c := range 2 {
+			if head&(1<<c) != 0 {
+				v, ok := next()
+				if !ok {
+					return fmt.Errorf("postings: malformed list")
+				}
+				p.tf[c] = v
+			}
+		}
+		prev = p.chunk
+		fn(p)
+	}
+	return nil
+}
+
+// writePostings writes the postings of book id, a book whose chunks are all
+// stored, and records that it has them.
+func (t *Tx) writePostings(ctx context.Context, id int64) error {
+	rows, err := t.tx.QueryContext(ctx, `
+SELECT k.id, k.heading, k.context, k.text, d.sz FROM chunk k JOIN chunk_fts_docsize d ON d.id = k.id
+WHERE k.book_id = ? ORDER BY k.id`, id)
+	if err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	// Each distinct token is numbered as it comes, and a chunk kept as
+	// its columns' token numbers: each token is folded and stemmed once.
+	type chunkTokens struct {
+		id     int64
+		length uint64
+		cols   [3][]int32
+	}
+	var chunks []chunkTokens
+	tokenID := make(map[string]int32)
+	var tokens []string
+	for rows.Next() {
+		var c chunkTokens
+		var cols [3]string
+		var sz []byte
+		if err := rows.Scan(&c.id, &cols[0], &cols[1], &cols[2], &sz); err != nil {
+			rows.Close()
+			return fmt.Errorf("postings of book %d: %w", id, err)
+		}
+		for len(sz) > 0 {
+			var n uint64
+			n, sz = ftsVarint(sz)
+			c.length += n
+		}
+		for i, text := range cols {
+			eachToken(text, func(tok string) {
+				k, ok := tokenID[tok]
+				if !ok {
+					k = int32(len(tokens))
+					tokenID[tok] = k
+					tokens = append(tokens, tok)
+				}
+				c.cols[i] = append(c.cols[i], k)
+			})
+		}
+		chunks = append(chunks, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	// Tokens that differ only in case or accents, or stem alike, are one
+	// term.
+	termNo := make([]int32, len(tokens))
+	termID := make(map[string]int32)
+	terms := []string{} // a JSON array even when empty
+	for i, tok := range tokens {
+		term := termOf(tok)
+		if term == "" {
+			termNo[i] = -1
+			continue
+		}
+		k, ok := termID[term]
+		if !ok {
+			k = int32(len(terms))
+			termID[term] = k
+			terms = append(terms, term)
+		}
+		termNo[i] = k
+	}
+	type list struct {
+		n    int
+		prev int64
+		data []byte
+	}
+	lists := make([]list, len(terms))
+	tf := make([][3]uint64, len(terms))
+	var touched []int32
+	for _, c := range chunks {
+		for col, toks := range c.cols {
+			for _, tok := range toks {
+				k := termNo[tok]
+				if k < 0 {
+					continue
+				}
+				if tf[k] == ([3]uint64{}) {
+					touched = append(touched, k)
+				}
+				tf[k][col]++
+			}
+		}
+		for _, k := range touched {
+			l := &lists[k]
+			l.data = appendPosting(l.data, l.prev, posting{chunk: c.id, length: c.length, tf: tf[k]})
+			l.prev, l.n = c.id, l.n+1
+			tf[k] = [3]uint64{}
+		}
+		touched = touched[:0]
+	}
+	// Postings written before (a book made ready twice) give way.
+	for _, q := range []string{
+		`DELETE FROM fts_posting WHERE book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
+		`DELETE FROM fts_book WHERE book_id = ?1`,
+	} {
+		if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
+			return fmt.Errorf("postings of book %d: %w", id, err)
+		}
+	}
+	// Rows go in postingsPerInsert at a time, in the table's order: one
+	// statement a row costs more than the row, and B-tree pages filled
+	// in order are written once.
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(terms[a], terms[b]) })
+	var stmt *sql.Stmt
+	defer func() {
+		if stmt != nil {
+			stmt.Close()
+		}
+	}()
+	args := make([]any, 0, 4*postingsPerInsert)
+	for start := 0; start < len(terms); start += postingsPerInsert {
+		end := min(start+postingsPerInsert, len(terms))
+		if stmt == nil || end-start < postingsPerInsert {
+			if stmt != nil {
+				stmt.Close()
+			}
+			q := `INSERT INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)` + strings.Repeat(`, (?, ?, ?, ?)`, end-start-1)
+			if stmt, err = t.tx.PrepareContext(ctx, q); err != nil {
+				return fmt.Errorf("postings of book %d: %w", id, err)
+			}
+		}
+		args = args[:0]
+		for _, k := range order[start:end] {
+			args = append(args, terms[k], id, lists[k].n, lists[k].data)
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("postings of book %d: %w", id, err)
+		}
+	}
+	termList, err := json.Marshal(terms)
+	if err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO fts_book(book_id, terms) VALUES (?, ?)`, id, termList); err != nil {
+		return fmt.Errorf("postings of book %d: %w", id, err)
+	}
+	return nil
+}
+
+// WritePostings writes the postings of the ready books that have none
+// (made ready before the index kept postings, or by a rebuild), one book a
+// transaction, until none is left or ctx ends. It returns how many books
+// it wrote. Searches use the postings once every ready book has them.
+func (w *Writer) WritePostings(ctx context.Context) (int, error) {
+	done := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		var id int64
+		err := w.db.QueryRowContext(ctx, `
+SELECT b.id FROM book b WHERE b.status = 'ready'
+AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id)
+		if err == sql.ErrNoRows {
+			return done, nil
+		}
+		if err != nil {
+			return done, fmt.Errorf("books without postings: %w", err)
+		}
+		if err := w.Update(ctx, func(t *Tx) error { return t.writePostings(ctx, id) }); err != nil {
+			return done, err
+		}
+		done++
+	}
+}
+
+// DropPostings forgets every book's postings, for WritePostings to write
+// them again (RebuildFTS).
+func (w *Writer) DropPostings(ctx context.Context) error {
+	return w.Update(ctx, func(t *Tx) error {
+		for _, q := range []string{`DELETE FROM fts_posting`, `DELETE FROM fts_book`} {
+			if _, err := t.tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("drop postings: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// matchWords returns the quoted words of a MATCH expression made of quoted
+// strings joined by OR, as retrieve writes them, and false for any other.
+func matchWords(match string) ([]string, bool) {
+	var words []string
+	for rest := match; ; {
+		if !strings.HasPrefix(rest, `"`) {
+			return nil, false
+		}
+		rest = rest[1:]
+		var word strings.Builder
+		for {
+			i := strings.IndexByte(rest, '"')
+			if i < 0 {
+				return nil, false
+			}
+			word.WriteString(rest[:i])
+			rest = rest[i+1:]
+			if !strings.HasPrefix(rest, `"`) {
+				break
+			}
+			word.WriteByte('"') // a doubled quote stands for one
+			rest = rest[1:]
+		}
+		words = append(words, word.String())
+		if rest == "" {
+			return words, true
+		}
+		if !strings.HasPrefix(rest, " OR ") {
+			return nil, false
+		}
+		rest = rest[len(" OR "):]
+	}
+}
+
+// rankPostings returns the best want chunks of [lo, hi] by FTS5's bm25()
+// over match, best first (ties by rowid), computed from the postings; ok
+// is false, with nothing read, when the postings cannot answer: some
+// ready book has none yet, match is not a list of quoted words, one of
+// its words is several tokens (a phrase, which needs positions), or a
+// column weighs nothing.
+func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, hi int64, want int) (hits []FTSHit, ok bool, err error) {
+	words, ok := matchWords(match)
+	// A weight of zero scores a match at zero, which the sums cannot
+	// tell from no match.
+	if !ok || hi < lo || w.Heading <= 0 || w.Context <= 0 || w.Text <= 0 {
+		return nil, false, nil
+	}
+	for _, word := range words {
+		n := 0
+		eachToken(word, func(string) { n++ })
+		if n != 1 {
+			return nil, false, nil
+		}
+	}
+	var complete bool
+	if err := d.db.QueryRowContext(ctx, `
+SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FROM fts_book)`).Scan(&complete); err != nil {
+		return nil, false, fmt.Errorf("full-text search: %w", err)
+	}
+	if !complete {
+		return nil, false, nil
+	}
+	terms, err := d.Stems(ctx, words)
+	if err != nil {
+		return nil, false, err
+	}
+	nRow, avgLen, err := d.FTSRows(ctx)
+	if err != nil || nRow == 0 {
+		return nil, true, err
+	}
+	weights := [3]float64{w.Heading, w.Context, w.Text}
+	// Variables, not constants: Go would fold 1.2 + 1.0 exactly, and C
+	// adds the doubles.
+	k1, b := bm25K1, bm25B
+	acc := newAccumulator(lo, hi)
+	for _, word := range words {
+		term, ok := terms[word]
+		if !ok {
+			continue
+		}
+		lists, df, err := d.postingLists(ctx, term)
+		if err != nil {
+			return nil, true, err
+		}
+		// bm25() as FTS5 computes it, operation for operation, so that
+		// the scores are the same to the last bit: even the logarithm is
+		// SQLite's, which differs from Go's in the last bit now and then.
+		var idf float64
+		if err := d.db.QueryRowContext(ctx, `SELECT ln((? - ? + 0.5) / (? + 0.5))`, nRow, df, df).Scan(&idf); err != nil {
+			return nil, true, fmt.Errorf("full-text search: %w", err)
+		}
+		if idf <= 0 {
+			idf = 1e-6
+		}
+		for _, data := range lists {
+			err := eachPosting(data, func(p posting) {
+				if p.chunk < lo || p.chunk > hi {
+					return
+				}
+				var freq float64
+				for c, n := range p.tf {
+					for range n {
+						freq += weights[c]
+					}
+				}
+				num := freq * (k1 + 1.0)
+				denom := freq + k1*(1-b+b*float64(p.length)/avgLen)
+				acc.add(p.chunk, idf*(num/denom))
+			})
+			if err != nil {
+				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
+			}
+		}
+	}
+	return bestOf(acc.touched, acc.score, want), true, nil
+}
+
+// accumulator sums each chunk's score over the query's terms, in a slice
+// over the chunk ids searched when they span few enough to allocate one
+// per search, else in a map (ids are never reused: a library that has
+// changed much spans far more ids than it holds chunks).
+type accumulator struct {
+	lo      int64
+	dense   []float64
+	sparse  map[int64]float64
+	touched []int64
+}
+
+// denseSpan is the widest span of chunk ids summed in a slice (64 MB).
+const denseSpan = 8 << 20
+
+func newAccumulator(lo, hi int64) *accumulator {
+	if hi-lo+1 <= denseSpan {
+		return &accumulator{lo: lo, dense: make([]float64, hi-lo+1)}
+	}
+	return &accumulator{lo: lo, sparse: make(map[int64]float64)}
+}
+
+// add adds v, which is above zero, to chunk's score.
+func (a *accumulator) add(chunk int64, v float64) {
+	if a.dense != nil {
+		i := chunk - a.lo
+		if a.dense[i] == 0 {
+			a.touched = append(a.touched, chunk)
+		}
+		a.dense[i] += v
+		return
+	}
+	old, ok := a.sparse[chunk]
+	if !ok {
+		a.touched = append(a.touched, chunk)
+	}
+	a.sparse[chunk] = old + v
+}
+
+func (a *accumulator) score(chunk int64) float64 {
+	if a.dense != nil {
+		return a.dense[chunk-a.lo]
+	}
+	return a.sparse[chunk]
+}
+
+// postingLists returns the posting lists of term, one per book, and how
+// many chunks hold it.
+func (d *DB) postingLists(ctx context.Context, term string) ([][]byte, int64, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT n, data FROM fts_posting WHERE term = ?`, term)
+	if err != nil {
+		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var lists [][]byte
+	var df int64
+	for rows.Next() {
+		var n int64
+		var data []byte
+		if err := rows.Scan(&n, &data); err != nil {
+			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		}
+		lists = append(lists, data)
+		df += n
+	}
+	return lists, df, rows.Err()
+}
+
+// bestOf returns the want ids of ids with the highest scores, best first,
+// ties by id, as hits.
+func bestOf(ids []int64, score func(int64) float64, want int) []FTSHit {
+	better := func(a, b FTSHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ChunkID, b.ChunkID)
+	}
+	// A bounded min-heap of the best so far: its root is the worst kept.
+	heap := make([]FTSHit, 0, min(want, len(ids)))
+	down := func(i int) {
+		for {
+			l, r, worst := 2*i+1, 2*i+2, i
+			if l < len(heap) && better(heap[l], heap[worst]) > 0 {
+				worst = l
+			}
+			if r < len(heap) && better(heap[r], heap[worst]) > 0 {
+				worst = r
+			}
+			if worst == i {
+				return
+			}
+			heap[i], heap[worst] = heap[worst], heap[i]
+			i = worst
+		}
+	}
+	for _, id := range ids {
+		h := FTSHit{ChunkID: id, Score: score(id)}
+		switch {
+		case len(heap) < want:
+			heap = append(heap, h)
+			for i := len(heap) - 1; i > 0; {
+				p := (i - 1) / 2
+				if better(heap[i], heap[p]) <= 0 {
+					break
+				}
+				heap[i], heap[p] = heap[p], heap[i]
+				i = p
+			}
+		case want > 0 && better(h, heap[0]) < 0:
+			heap[0] = h
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, better)
+	return heap
+}
+
+// checkPostings checks that only ready books have postings, and that each
+// has a row for every term its list names and no other.
+func (d *DB) checkPostings(ctx context.Context) error {
+	var unready int
+	var rowsMatch bool
+	err := d.db.QueryRowContext(ctx, `
+SELECT (SELECT count(*) FROM fts_book f LEFT JOIN book b ON b.id = f.book_id WHERE b.status IS NOT 'ready'),
+	(SELECT count(*) FROM fts_posting) = (SELECT coalesce(sum(json_array_length(terms)), 0) FROM fts_book)`).Scan(&unready, &rowsMatch)
+	if err != nil {
+		return fmt.Errorf("postings check: %w", err)
+	}
+	if unready > 0 {
+		return fmt.Errorf("postings check: %d books that are not ready have postings", unready)
+	}
+	if !rowsMatch {
+		return fmt.Errorf("postings check: the rows of postings are not those the books list")
+	}
+	return nil
+}

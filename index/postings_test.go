@@ -1,0 +1,454 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/internal/testcorpus"
+)
+
+// TestTokenCharsMatchFTS5 asks FTS5's tokenizer again which code points
+// it keeps in tokens, and compares with the table gentokens wrote.
+func TestTokenCharsMatchFTS5(t *testing.T) {
+	last := rune(0x10FFFF)
+	if testing.Short() {
+		last = 0xFFFF
+	}
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := ProbeTokenChars(context.Background(), db, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tokenChars
+	if last < 0x10FFFF {
+		want = nil
+		for _, r := range tokenChars {
+			if r[0] <= last {
+				want = append(want, [2]rune{r[0], min(r[1], last)})
+			}
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("FTS5's token characters differ from tokenchars.go (%d ranges against %d): run go run ./index/internal/gentokens > index/tokenchars.go", len(got), len(want))
+	}
+	if testing.Short() {
+		return
+	}
+	folds, err := ProbeFolding(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(folds, tokenFolds) {
+		t.Fatalf("FTS5's folding differs from tokenchars.go (%d changes against %d): run go run ./index/internal/gentokens > index/tokenchars.go", len(folds), len(tokenFolds))
+	}
+}
+
+// tokenCase is text in the scripts, marks and punctuation a library holds.
+var tokenCases = []string{
+	"Hello, world! It's 3.14 — or “so” they say…",
+	"Élan, naïve café: crème brûlée, Ærøskøbing, Straße, İstanbul",
+	"e\u0301te\u0301 (combining accents), ﬁne ligatures, ＦＵＬＬＷＩＤＴＨ",
+	"Ѐто русский текст; ελληνικά; עברית; العربية; हिन्दी; 日本語のテキスト; 한국어",
+	"snake_case, kebab-case, CamelCase, x²+y², ½, ①, ⅷ, 🙂 emoji, \u200b zero width, tab\tand\nnewline",
+	"C++ & C#; IL-6/IL-10; 10,000; 1e-6; v1.2.3; a.b.c; O'Brien; rock'n'roll",
+	"",
+}
+
+// TestPostingsTokensMatchFTS5 checks that the tokens grimoire cuts are
+// those FTS5 counts, column by column, for every chunk: on text made to
+// be awkward, and on the corpus's books where it is present.
+func TestPostingsTokensMatchFTS5(t *testing.T) {
+	w := mustOpenWriter(t)
+	texts := slices.Clone(tokenCases)
+	if dir, ok := testcorpus.Find(); ok {
+		for _, name := range []string{"books/text/2600-0.txt", "books/text/Candide.txt"} {
+			if b, err := readCorpus(dir, name); err == nil {
+				for len(b) > 0 && len(texts) < 400 {
+					n := min(len(b), 3000)
+					texts = append(texts, strings.ToValidUTF8(b[:n], ""))
+					b = b[n:]
+				}
+			}
+		}
+	}
+	for i, text := range texts {
+		storeChunks(t, w, fmt.Sprintf("book %d", i), []string{text})
+	}
+	rows, err := w.db.Query(`SELECT k.heading, k.context, k.text, d.sz FROM chunk k JOIN chunk_fts_docsize d ON d.id = k.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var cols [3]string
+		var sz []byte
+		if err := rows.Scan(&cols[0], &cols[1], &cols[2], &sz); err != nil {
+			t.Fatal(err)
+		}
+		for c, text := range cols {
+			var want uint64
+			want, sz = ftsVarint(sz)
+			got := 0
+			eachToken(text, func(string) { got++ })
+			if uint64(got) != want {
+				t.Errorf("column %d of %.60q: %d tokens, FTS5 counts %d", c, text, got, want)
+			}
+		}
+		n++
+	}
+	if n != len(texts) {
+		t.Fatalf("%d chunks, want %d", n, len(texts))
+	}
+}
+
+func readCorpus(dir, name string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	return string(b), err
+}
+
+// storeChunks stores a ready book titled title with one chunk per text.
+func storeChunks(t *testing.T, w *Writer, title string, texts []string) Book {
+	t.Helper()
+	ctx := context.Background()
+	h, _ := put(t, w, "/lib/"+title+".txt", title+strings.Join(texts, "|"), Hash{})
+	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
+	if err != nil || len(books) != 1 {
+		t.Fatalf("book %s: %v %v", title, books, err)
+	}
+	b := books[0]
+	var chunks []Chunk
+	var secs []Section
+	for i, text := range texts {
+		chunks = append(chunks, Chunk{Index: i, SectionIndex: i, Heading: title + " › Part " + fmt.Sprint(i), Context: "", Text: text, State: ChunkContextualized})
+		secs = append(secs, Section{Index: i, Title: fmt.Sprint("Part ", i), Text: text, ChunkCount: 1})
+	}
+	ch := []Chapter{{Index: 0, Title: "One", Sections: secs}}
+	if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: title, SourceType: "text"}, ch, chunks); err != nil {
+		t.Fatal(err)
+	}
+	todo, err := w.ChunksToEmbed(ctx, b.ID, len(texts)+1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(todo))
+	vecs := make([][]float32, len(todo))
+	for i, k := range todo {
+		ids[i], vecs[i] = k.ID, []float32{1, 0}
+	}
+	if err := w.StoreEmbeddings(ctx, ids, vecs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.FinishBook(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// randomLibrary stores books of random passages over a small vocabulary
+// with forms that stem and fold alike, so that terms repeat within and
+// across chunks.
+func randomLibrary(t *testing.T, w *Writer, rng *rand.Rand, books, chunks int) []string {
+	vocab := []string{"whale", "whales", "Whaling", "ship", "Ships", "sea", "captain", "Captain's", "harpoon",
+		"café", "cafe", "CAFÉ", "naïve", "the", "of", "and", "a", "storm", "stormy", "sail", "sailing", "sailed",
+		"Ahab", "Ishmael", "Queequeg", "coffin", "1851", "3.14", "IL-6", "rock'n'roll", "Straße", "strasse"}
+	for b := range books {
+		var texts []string
+		for range chunks {
+			n := 5 + rng.Intn(60)
+			words := make([]string, n)
+			for i := range words {
+				// Zipf-like: early words are common.
+				words[i] = vocab[min(len(vocab)-1, int(rng.ExpFloat64()*6))]
+			}
+			texts = append(texts, strings.Join(words, " "))
+		}
+		storeChunks(t, w, fmt.Sprintf("book-%d", b), texts)
+	}
+	return vocab
+}
+
+// TestPostingsRankAsFTS5 compares the postings' ranking with bm25()'s on
+// random queries: the same chunks, in the same order, with the same
+// scores.
+func TestPostingsRankAsFTS5(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	rng := rand.New(rand.NewSource(1))
+	vocab := randomLibrary(t, w, rng, 12, 25)
+	var lo, hi int64
+	if err := w.db.QueryRow(`SELECT min(id), max(id) FROM chunk`).Scan(&lo, &hi); err != nil {
+		t.Fatal(err)
+	}
+	weights := []FTSWeights{{Heading: 3, Context: 1, Text: 1}, {Heading: 1, Context: 1, Text: 1}, {Heading: 0.7, Context: 2.5, Text: 1.3}}
+	for i := range 200 {
+		words := make([]string, 1+rng.Intn(5))
+		for j := range words {
+			words[j] = vocab[rng.Intn(len(vocab))]
+		}
+		if i%7 == 0 {
+			words = append(words, "absentword")
+		}
+		match := orExprForTest(words)
+		wt := weights[i%len(weights)]
+		a, b := lo, hi
+		if i%5 == 0 { // a book's range, as a slug filter gives
+			a, b = lo+25, lo+49
+		}
+		want, err := w.rankFTSRange(ctx, match, wt, a, b, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := w.rankPostings(ctx, match, wt, a, b, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			// Only a phrase (a word FTS5 cuts in several tokens) is
+			// left to FTS5.
+			phrase := false
+			for _, word := range words {
+				n := 0
+				eachToken(word, func(string) { n++ })
+				phrase = phrase || n != 1
+			}
+			if !phrase {
+				t.Fatalf("%s: the postings did not answer", match)
+			}
+			continue
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d hits, FTS5 %d", match, len(got), len(want))
+		}
+		for k := range want {
+			if got[k].ChunkID != want[k].ChunkID || got[k].Score != want[k].Score {
+				t.Fatalf("%s, weights %v: hit %d is chunk %d scored %v; FTS5: chunk %d scored %v", match, wt, k, got[k].ChunkID, got[k].Score, want[k].ChunkID, want[k].Score)
+			}
+		}
+	}
+}
+
+func orExprForTest(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return strings.Join(q, " OR ")
+}
+
+// TestPostingsFollowTheBooks: postings go with their book, are dropped
+// when its chunks change, and WritePostings writes what is missing; while
+// a ready book has none, searches are FTS5's.
+func TestPostingsFollowTheBooks(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	a := storeChunks(t, w, "alpha", []string{"the white whale", "a white sail"})
+	b := storeChunks(t, w, "beta", []string{"white noise"})
+	count := func() (books, rows int) {
+		w.db.QueryRow(`SELECT (SELECT count(*) FROM fts_book), (SELECT count(*) FROM fts_posting)`).Scan(&books, &rows)
+		return
+	}
+	// alpha, part, 0, 1, the, white, whale, a, sail; beta, part, 0,
+	// white, nois.
+	if books, rows := count(); books != 2 || rows != 14 {
+		t.Fatalf("after two books: %d books, %d rows of postings; want 2, 14", books, rows)
+	}
+	search := func() []FTSHit {
+		t.Helper()
+		hits, err := w.SearchFTS(ctx, `"white"`, BookFilter{}, FTSWeights{Heading: 3, Context: 1, Text: 1}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	if hits := search(); len(hits) != 3 {
+		t.Fatalf("white: %+v", hits)
+	}
+	// A changed chunk drops its book's postings; FTS5 answers meanwhile.
+	if _, err := w.db.Exec(`UPDATE chunk SET context = 'changed' WHERE book_id = ?`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if books, _ := count(); books != 1 {
+		t.Fatalf("after a change: %d books with postings, want 1", books)
+	}
+	if _, ok, _ := w.rankPostings(ctx, `"white"`, FTSWeights{Heading: 3, Context: 1, Text: 1}, 0, 1000, 10); ok {
+		t.Error("postings answered while a ready book has none")
+	}
+	if hits := search(); len(hits) != 3 {
+		t.Fatalf("white, from FTS5: %+v", hits)
+	}
+	if n, err := w.WritePostings(ctx); err != nil || n != 1 {
+		t.Fatalf("WritePostings: %d, %v", n, err)
+	}
+	if _, ok, _ := w.rankPostings(ctx, `"white"`, FTSWeights{Heading: 3, Context: 1, Text: 1}, 0, 1000, 10); !ok {
+		t.Error("postings written again, and still not used")
+	}
+	// A deleted book takes its postings along.
+	if _, err := w.DeleteBook(ctx, b.Slug); err != nil {
+		t.Fatal(err)
+	}
+	// alpha's, with "chang" from its changed context.
+	if books, rows := count(); books != 1 || rows != 10 {
+		t.Fatalf("after a delete: %d books, %d rows; want 1, 10", books, rows)
+	}
+	if hits := search(); len(hits) != 2 {
+		t.Fatalf("white after the delete: %+v", hits)
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A stray row is found, and a rebuild of the full-text index mends it.
+	if _, err := w.db.Exec(`INSERT INTO fts_posting(term, book_id, n, data) VALUES ('stray', ?, 1, x'01')`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), "postings") {
+		t.Errorf("a stray row of postings: check says %v", err)
+	}
+	if err := w.RebuildFTS(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Errorf("after RebuildFTS: %v", err)
+	}
+	if hits := search(); len(hits) != 2 {
+		t.Fatalf("white after RebuildFTS: %+v", hits)
+	}
+}
+
+// FuzzPostingsDecode: a damaged list is an error, never a panic.
+func FuzzPostingsDecode(f *testing.F) {
+	f.Add(appendPosting(appendPosting(nil, 0, posting{chunk: 7, length: 40, tf: [3]uint64{1, 0, 3}}), 7, posting{chunk: 9, length: 2, tf: [3]uint64{0, 2, 1}}))
+	f.Add([]byte{0x80})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var last int64
+		eachPosting(b, func(p posting) { last = p.chunk })
+		_ = last
+	})
+}
+
+// BenchmarkWritePostings writes the postings of War and Peace (from the
+// corpus), in passages of about 1,600 characters.
+func BenchmarkWritePostings(b *testing.B) {
+	dir, ok := testcorpus.Find()
+	if !ok {
+		b.Skip("no corpus")
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "books/text/2600-0.txt"))
+	if err != nil {
+		b.Skip(err)
+	}
+	var texts []string
+	for s := string(text); len(s) > 0; {
+		n := min(len(s), 1600)
+		texts = append(texts, strings.ToValidUTF8(s[:n], ""))
+		s = s[n:]
+	}
+	t := &testing.T{}
+	w, err := OpenWriter(context.Background(), filepath.Join(b.TempDir(), "g.db"), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	book := storeChunks(t, w, "war and peace", texts)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		if os.Getenv("XP_COLD") != "" {
+			w.stems.mu.Lock()
+			w.stems.cache = map[string]string{}
+			w.stems.mu.Unlock()
+		}
+		err := w.Update(context.Background(), func(tx *Tx) error {
+			if err := tx.writePostings(context.Background(), book.ID); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		if err != errRollback {
+			b.Fatal(err)
+		}
+	}
+}
+
+var errRollback = fmt.Errorf("rolled back")
+
+// FuzzMatchWords: any expression is read without a panic, and one written
+// as retrieve writes it gives its words back.
+func FuzzMatchWords(f *testing.F) {
+	f.Add("whale", "white", `say "hi"`)
+	f.Add("", "a OR b", `"`)
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		matchWords(a + b + c)
+		words := []string{a, b, c}
+		got, ok := matchWords(orExprForTest(words))
+		if !ok || !slices.Equal(got, words) {
+			t.Errorf("%q: read %q, %v", orExprForTest(words), got, ok)
+		}
+	})
+}
+
+// TestPostingsAfterMigration: an index made before postings answers from
+// FTS5 until WritePostings has written those of its ready books, then from
+// the postings, with the same hits.
+func TestPostingsAfterMigration(t *testing.T) {
+	ctx := context.Background()
+	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE fts_posting") })
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:before] {
+		if _, err := db.ExecContext(ctx, m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
+		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES
+			(1, 0, 0, 0, 'Moby › Loomings', 'Call me Ishmael; the whale, the white whale', 'embedded'),
+			(1, 1, 0, 1, 'Moby › The Carpet-Bag', 'a whaling voyage out of New Bedford', 'embedded'),
+			(1, 2, 0, 2, 'Moby › The Spouter-Inn', 'no whale here, a harpooneer and a bed', 'embedded')`,
+		fmt.Sprintf(`PRAGMA user_version = %d`, before),
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	w, err := OpenWriter(ctx, path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	weights := FTSWeights{Heading: 3, Context: 1, Text: 1}
+	const match = `"whale" OR "harpooneer"`
+	if _, ok, err := w.rankPostings(ctx, match, weights, 0, 100, 10); ok || err != nil {
+		t.Fatalf("postings answered before they were written: %v %v", ok, err)
+	}
+	want, err := w.SearchFTS(ctx, match, BookFilter{}, weights, 10)
+	if err != nil || len(want) != 3 { // "whaling" is "whale" too
+		t.Fatalf("from FTS5: %+v, %v", want, err)
+	}
+	if n, err := w.WritePostings(ctx); n != 1 || err != nil {
+		t.Fatalf("WritePostings: %d, %v", n, err)
+	}
+	if _, ok, err := w.rankPostings(ctx, match, weights, 0, 100, 10); !ok || err != nil {
+		t.Fatalf("postings written, and not used: %v %v", ok, err)
+	}
+	got, err := w.SearchFTS(ctx, match, BookFilter{}, weights, 10)
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("from the postings: %+v, %v; FTS5 gave %+v", got, err, want)
+	}
+}

@@ -1,0 +1,171 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"sort"
+	"unicode/utf8"
+)
+
+// The full-text index's own postings (postings.go) need the terms FTS5
+// makes of a chunk, term by term and column by column. FTS5 tells them
+// only for a whole table, so grimoire cuts the text itself, with the
+// tokenizer's own table of token characters (tokenchars.go, made by
+// asking SQLite), and turns each token into its term with the stemmer,
+// which runs FTS5's tokenizer on the token alone: folding and stemming
+// depend on the token only.
+
+// isTokenChar reports whether FTS5's tokenizer keeps r inside a token.
+func isTokenChar(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}
+	i := sort.Search(len(tokenChars), func(i int) bool { return tokenChars[i][1] >= r })
+	return i < len(tokenChars) && tokenChars[i][0] <= r
+}
+
+// eachToken calls fn with each token of text, in order, as FTS5's
+// tokenizer cuts it (before folding and stemming).
+func eachToken(text string, fn func(tok string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		c := text[i]
+		var in bool
+		n := 1
+		if c < utf8.RuneSelf {
+			in = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		} else {
+			var r rune
+			r, n = utf8.DecodeRuneInString(text[i:])
+			in = isTokenChar(r)
+		}
+		switch {
+		case in && start < 0:
+			start = i
+		case !in && start >= 0:
+			fn(text[start:i])
+			start = -1
+		}
+		i += n
+	}
+	if start >= 0 {
+		fn(text[start:])
+	}
+}
+
+// ProbeTokenChars asks FTS5's tokenizer, in db (a database of its own),
+// which code points up to last it keeps inside a token, and returns them
+// as ranges. For gentokens and the test that checks its table.
+func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, error) {
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE probe USING fts5(w, tokenize = '`+ftsTokenizer+`')`); err != nil {
+		return nil, fmt.Errorf("probe tokenizer: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO probe(rowid, w) VALUES (?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	for r := rune(0); r <= last; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue // not a character: never in valid UTF-8
+		}
+		// One token when r joins the letters around it, two when it
+		// parts them.
+		if _, err := ins.ExecContext(ctx, r, "x"+string(r)+"y"); err != nil {
+			return nil, fmt.Errorf("probe tokenizer: %w", err)
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, sz FROM probe_docsize ORDER BY id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]rune
+	for rows.Next() {
+		var id int64
+		var sz []byte
+		if err := rows.Scan(&id, &sz); err != nil {
+			return nil, err
+		}
+		if n, _ := ftsVarint(sz); n != 1 {
+			continue
+		}
+		r := rune(id)
+		if k := len(out); k > 0 && (out[k-1][1] == r-1 || out[k-1][1] == 0xD7FF && r == 0xE000) {
+			out[k-1][1] = r
+		} else {
+			out = append(out, [2]rune{r, r})
+		}
+	}
+	return out, rows.Err()
+}
+
+// ProbeFolding asks FTS5's tokenizer (without stemming) what it makes of
+// each token character alone between two letters, and returns the ones it
+// changes, with what they become (0: dropped). For gentokens and the test
+// that checks its table.
+func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{
+		`CREATE VIRTUAL TABLE fold USING fts5(w, tokenize = '` + ftsFolding + `')`,
+		`CREATE VIRTUAL TABLE fold_terms USING fts5vocab(fold, 'instance')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("probe folding: %w", err)
+		}
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO fold(rowid, w) VALUES (?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range tokenChars {
+		for c := r[0]; c <= r[1]; c++ {
+			if c >= 0xD800 && c <= 0xDFFF {
+				continue
+			}
+			if _, err := ins.ExecContext(ctx, c, "q"+string(c)+"q"); err != nil {
+				return nil, fmt.Errorf("probe folding: %w", err)
+			}
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT doc, term FROM fold_terms`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]rune
+	for rows.Next() {
+		var doc int64
+		var term string
+		if err := rows.Scan(&doc, &term); err != nil {
+			return nil, err
+		}
+		c := rune(doc)
+		if len(term) < 2 || term[0] != 'q' || term[len(term)-1] != 'q' {
+			return nil, fmt.Errorf("probe folding: %U became %q", c, term)
+		}
+		mid := []rune(term[1 : len(term)-1])
+		switch {
+		case len(mid) == 0:
+			out = append(out, [2]rune{c, 0})
+		case len(mid) == 1 && mid[0] != c:
+			out = append(out, [2]rune{c, mid[0]})
+		case len(mid) > 1:
+			return nil, fmt.Errorf("probe folding: %U became %q", c, string(mid))
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]rune) int { return int(a[0] - b[0]) })
+	return out, rows.Err()
+}
