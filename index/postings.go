@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -33,6 +34,14 @@ const (
 	bm25K1 = 1.2
 	bm25B  = 0.75
 )
+
+// shardOf is the shard of the postings of book id: 8 books a shard, as
+// migration 16 says. A shard's rows are what a new book's rows land
+// among; measured at a million chunks (5,000 books), writing every book's
+// postings took 25 minutes in a table by term alone, 5.3 with 32 books a
+// shard and 3.4 with 8, where a search's 3,000 seeks of 5 terms cost a
+// few milliseconds.
+func shardOf(id int64) int64 { return id >> 3 }
 
 // postingsPerInsert is how many rows of postings one INSERT writes.
 const postingsPerInsert = 100
@@ -202,7 +211,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	}
 	// Postings written before (a book made ready twice) give way.
 	for _, q := range []string{
-		`DELETE FROM fts_posting WHERE book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
+		`DELETE FROM fts_posting WHERE shard = ?1 >> 3 AND book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
 		`DELETE FROM fts_book WHERE book_id = ?1`,
 	} {
 		if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
@@ -223,21 +232,21 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			stmt.Close()
 		}
 	}()
-	args := make([]any, 0, 4*postingsPerInsert)
+	args := make([]any, 0, 5*postingsPerInsert)
 	for start := 0; start < len(terms); start += postingsPerInsert {
 		end := min(start+postingsPerInsert, len(terms))
 		if stmt == nil || end-start < postingsPerInsert {
 			if stmt != nil {
 				stmt.Close()
 			}
-			q := `INSERT INTO fts_posting(term, book_id, n, data) VALUES (?, ?, ?, ?)` + strings.Repeat(`, (?, ?, ?, ?)`, end-start-1)
+			q := `INSERT INTO fts_posting(shard, term, book_id, n, data) VALUES (?, ?, ?, ?, ?)` + strings.Repeat(`, (?, ?, ?, ?, ?)`, end-start-1)
 			if stmt, err = t.tx.PrepareContext(ctx, q); err != nil {
 				return fmt.Errorf("postings of book %d: %w", id, err)
 			}
 		}
 		args = args[:0]
 		for _, k := range order[start:end] {
-			args = append(args, terms[k], id, lists[k].n, lists[k].data)
+			args = append(args, shardOf(id), terms[k], id, lists[k].n, lists[k].data)
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("postings of book %d: %w", id, err)
@@ -359,6 +368,10 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 	if err != nil {
 		return nil, false, err
 	}
+	shards, err := d.postingShards(ctx)
+	if err != nil {
+		return nil, true, err
+	}
 	nRow, avgLen, err := d.FTSRows(ctx)
 	if err != nil || nRow == 0 {
 		return nil, true, err
@@ -373,7 +386,7 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 		if !ok {
 			continue
 		}
-		lists, df, err := d.postingLists(ctx, term)
+		lists, df, err := d.postingLists(ctx, shards, term)
 		if err != nil {
 			return nil, true, err
 		}
@@ -455,10 +468,32 @@ func (a *accumulator) score(chunk int64) float64 {
 	return a.sparse[chunk]
 }
 
+// postingShards returns the shards that hold postings, as a list for IN.
+func (d *DB) postingShards(ctx context.Context) (string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT book_id >> 3 FROM fts_book ORDER BY 1`)
+	if err != nil {
+		return "", fmt.Errorf("full-text search: %w", err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return "", fmt.Errorf("full-text search: %w", err)
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(s, 10))
+	}
+	return b.String(), rows.Err()
+}
+
 // postingLists returns the posting lists of term, one per book, and how
-// many chunks hold it.
-func (d *DB) postingLists(ctx context.Context, term string) ([][]byte, int64, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT n, data FROM fts_posting WHERE term = ?`, term)
+// many chunks hold it; shards are the shards to look in (postingShards).
+func (d *DB) postingLists(ctx context.Context, shards, term string) ([][]byte, int64, error) {
+	// One seek per shard: the integers are ours, not the user's.
+	rows, err := d.db.QueryContext(ctx, `SELECT n, data FROM fts_posting WHERE shard IN (`+shards+`) AND term = ?`, term)
 	if err != nil {
 		return nil, 0, fmt.Errorf("full-text search: %w", err)
 	}

@@ -309,7 +309,7 @@ func TestPostingsFollowTheBooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A stray row is found, and a rebuild of the full-text index mends it.
-	if _, err := w.db.Exec(`INSERT INTO fts_posting(term, book_id, n, data) VALUES ('stray', ?, 1, x'01')`, a.ID); err != nil {
+	if _, err := w.db.Exec(`INSERT INTO fts_posting(shard, term, book_id, n, data) VALUES (?, 'stray', ?, 1, x'01')`, shardOf(a.ID), a.ID); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), "postings") {

@@ -296,18 +296,23 @@ END;
 `,
 	// 16: full-text postings of grimoire's own, beside FTS5's, for
 	// searches that score only what they read (postings.go): for each
-	// term and ready book, the book's chunks that hold it. fts_book lists
-	// the books whose postings are written, with their terms (a JSON
-	// array), by which they are dropped: an index on book_id would cost
-	// more to keep than the postings themselves. What changes a book's
-	// chunks, or takes it out of the ready ones, drops them.
+	// term and ready book, the book's chunks that hold it. Rows are
+	// grouped by shards of 8 books (shard = book_id >> 3) before the
+	// term: a book's rows then go into its shard's small part of the
+	// table, where a table ordered by term alone would have each new book
+	// touch pages all over it; a search seeks its terms in each shard.
+	// fts_book lists the books whose postings are written, with their
+	// terms (a JSON array), by which they are dropped: an index on book_id
+	// would cost more to keep than the postings themselves. What changes
+	// a book's chunks, or takes it out of the ready ones, drops them.
 	`
 CREATE TABLE fts_posting (
+	shard   INTEGER NOT NULL,
 	term    TEXT NOT NULL,
 	book_id INTEGER NOT NULL,
 	n       INTEGER NOT NULL,
 	data    BLOB NOT NULL,
-	PRIMARY KEY (term, book_id)
+	PRIMARY KEY (shard, term, book_id)
 ) WITHOUT ROWID;
 CREATE TABLE fts_book (
 	book_id INTEGER PRIMARY KEY,
@@ -315,25 +320,25 @@ CREATE TABLE fts_book (
 );
 CREATE TRIGGER fts_book_delete AFTER DELETE ON book
 WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.id) BEGIN
-	DELETE FROM fts_posting WHERE book_id = old.id AND term IN
+	DELETE FROM fts_posting WHERE shard = old.id >> 3 AND book_id = old.id AND term IN
 		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.id)));
 	DELETE FROM fts_book WHERE book_id = old.id;
 END;
 CREATE TRIGGER fts_book_unready AFTER UPDATE OF status ON book
 WHEN old.status = 'ready' AND new.status != 'ready' AND EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.id) BEGIN
-	DELETE FROM fts_posting WHERE book_id = old.id AND term IN
+	DELETE FROM fts_posting WHERE shard = old.id >> 3 AND book_id = old.id AND term IN
 		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.id)));
 	DELETE FROM fts_book WHERE book_id = old.id;
 END;
 CREATE TRIGGER fts_chunk_delete AFTER DELETE ON chunk
 WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.book_id) BEGIN
-	DELETE FROM fts_posting WHERE book_id = old.book_id AND term IN
+	DELETE FROM fts_posting WHERE shard = old.book_id >> 3 AND book_id = old.book_id AND term IN
 		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.book_id)));
 	DELETE FROM fts_book WHERE book_id = old.book_id;
 END;
 CREATE TRIGGER fts_chunk_update AFTER UPDATE OF heading, context, text ON chunk
 WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.book_id) BEGIN
-	DELETE FROM fts_posting WHERE book_id = old.book_id AND term IN
+	DELETE FROM fts_posting WHERE shard = old.book_id >> 3 AND book_id = old.book_id AND term IN
 		(SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = old.book_id)));
 	DELETE FROM fts_book WHERE book_id = old.book_id;
 END;
