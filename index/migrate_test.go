@@ -13,15 +13,7 @@ import (
 func TestMigrationRetitlesSplitSections(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "g.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migrations[:9] {
-		if _, err := db.ExecContext(ctx, m); err != nil {
-			t.Fatalf("migration %d: %v", i+1, err)
-		}
-	}
+	db := schemaAt(t, path, 9)
 	for _, q := range []string{
 		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'epub', 'ready', 0)`,
 		`INSERT INTO chapter(book_id, idx, title) VALUES (1, 0, 'Loomings')`,
@@ -69,4 +61,21 @@ func TestMigrationRetitlesSplitSections(t *testing.T) {
 	if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH 'heading:"section"'`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("%d chunks have \"section\" in their heading, want 1 (%v)", n, err)
 	}
+}
+
+// schemaAt makes a database at path with the first n migrations applied,
+// as an older grimoire left it, and returns it open; the caller sets
+// user_version once it has added rows.
+func schemaAt(t *testing.T, path string, n int) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:n] {
+		if _, err := db.ExecContext(context.Background(), m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	return db
 }

@@ -405,15 +405,7 @@ func TestPostingsAfterMigration(t *testing.T) {
 	ctx := context.Background()
 	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE fts_posting") })
 	path := filepath.Join(t.TempDir(), "g.db")
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migrations[:before] {
-		if _, err := db.ExecContext(ctx, m); err != nil {
-			t.Fatalf("migration %d: %v", i+1, err)
-		}
-	}
+	db := schemaAt(t, path, before)
 	for _, q := range []string{
 		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
 		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES
