@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 )
 
 // The library's most common terms ("the", "of") are in most chunks, and
@@ -70,53 +71,33 @@ func (w *Writer) refreshCommonTerms(ctx context.Context, minChunks int) error {
 }
 
 // sampleCommonTerms returns the terms in at least commonTermShare of
-// FeatureSample chunks spread over the index (which holds n), tokenized as
-// the full-text index tokenizes them, in a private in-memory database.
+// FeatureSample chunks spread over the index (which holds n), as the
+// full-text index makes them (eachToken, termOf), in order.
 func (d *DB) sampleCommonTerms(ctx context.Context, n int) ([]string, error) {
-	mem, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		return nil, fmt.Errorf("common terms: %w", err)
-	}
-	defer mem.Close()
-	mem.SetMaxOpenConns(1) // one in-memory database, not one per connection
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE sample USING fts5(heading, context, text, tokenize = '` + ftsTokenizer + `')`,
-		`CREATE VIRTUAL TABLE sample_vocab USING fts5vocab(sample, 'row')`,
-	} {
-		if _, err := mem.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("common terms: %w", err)
+	docs := make(map[string]int)
+	sampled := 0
+	err := d.sampleChunks(ctx, FeatureSample, n, func(c ChunkText) {
+		sampled++
+		seen := make(map[string]bool)
+		for _, text := range []string{c.Heading, c.Context, c.Text} {
+			eachToken(text, func(tok string) {
+				if t := termOf(tok); t != "" && !seen[t] {
+					seen[t] = true
+					docs[t]++
+				}
+			})
 		}
-	}
-	var texts []ChunkText
-	if err := d.sampleChunks(ctx, FeatureSample, n, func(c ChunkText) { texts = append(texts, c) }); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
-	tx, err := mem.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("common terms: %w", err)
-	}
-	defer tx.Rollback()
-	for _, c := range texts {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sample(heading, context, text) VALUES (?, ?, ?)`, c.Heading, c.Context, c.Text); err != nil {
-			return nil, fmt.Errorf("common terms: %w", err)
-		}
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT term FROM sample_vocab WHERE doc >= ? ORDER BY term`, commonTermShare*float64(len(texts)))
-	if err != nil {
-		return nil, fmt.Errorf("common terms: %w", err)
-	}
-	defer rows.Close()
 	var terms []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			return nil, fmt.Errorf("common terms: %w", err)
+	for t, k := range docs {
+		if float64(k) >= commonTermShare*float64(sampled) {
+			terms = append(terms, t)
 		}
-		terms = append(terms, t)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("common terms: %w", err)
-	}
+	slices.Sort(terms)
 	return terms, nil
 }
 

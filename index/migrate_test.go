@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 )
@@ -13,8 +14,7 @@ import (
 func TestMigrationRetitlesSplitSections(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "g.db")
-	db := schemaAt(t, path, 9)
-	for _, q := range []string{
+	w := olderIndex(t, path, 9,
 		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'epub', 'ready', 0)`,
 		`INSERT INTO chapter(book_id, idx, title) VALUES (1, 0, 'Loomings')`,
 		`INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, text) VALUES
@@ -25,18 +25,7 @@ func TestMigrationRetitlesSplitSections(t *testing.T) {
 			(1, 0, 0, 0, 'Moby › Loomings › Section 1 — Call me Ishmael. Some years ago…', 'a'),
 			(1, 1, 0, 1, 'Moby › Loomings › Section 2 — “Whenever I find myself”…', 'b'),
 			(1, 2, 0, 2, 'Moby › Loomings › Section 3. Of whales', 'c')`,
-		`PRAGMA user_version = 9`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	w, err := OpenWriter(ctx, path, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	)
 	chapters, err := w.Outline(ctx, 1)
 	if err != nil || len(chapters) != 1 {
 		t.Fatalf("outline: %+v, %v", chapters, err)
@@ -63,19 +52,31 @@ func TestMigrationRetitlesSplitSections(t *testing.T) {
 	}
 }
 
-// schemaAt makes a database at path with the first n migrations applied,
-// as an older grimoire left it, and returns it open; the caller sets
-// user_version once it has added rows.
-func schemaAt(t *testing.T, path string, n int) *sql.DB {
+// olderIndex makes an index at path as an older grimoire left it: the
+// first n migrations applied, then rows (SQL statements) stored, at schema
+// version n; and opens it with a writer, which upgrades it.
+func olderIndex(t *testing.T, path string, n int, rows ...string) *Writer {
 	t.Helper()
+	ctx := context.Background()
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range migrations[:n] {
-		if _, err := db.ExecContext(context.Background(), m); err != nil {
+		if _, err := db.ExecContext(ctx, m); err != nil {
 			t.Fatalf("migration %d: %v", i+1, err)
 		}
 	}
-	return db
+	for _, q := range append(rows, fmt.Sprintf(`PRAGMA user_version = %d`, n)) {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	db.Close()
+	w, err := OpenWriter(ctx, path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
 }

@@ -29,10 +29,10 @@ import (
 // state, or one of its chunks changes. A book has postings exactly when it
 // has a row in fts_book.
 
-// bm25's constants, which FTS5 does not let a query change.
+// FTS5's bm25() constants, which it does not let a query change.
 const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
+	BM25K1 = 1.2
+	BM25B  = 0.75
 )
 
 // shardOf is the shard of the postings of book id: 8 books a shard, as
@@ -139,11 +139,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			rows.Close()
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
-		for len(sz) > 0 {
-			var n uint64
-			n, sz = ftsVarint(sz)
-			c.length += n
-		}
+		c.length = sumVarints(sz)
 		for i, text := range cols {
 			eachToken(text, func(tok string) {
 				k, ok := tokenID[tok]
@@ -211,10 +207,10 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	}
 	// Postings written before (a book made ready twice) give way.
 	for _, q := range []string{
-		`DELETE FROM fts_posting WHERE shard = ?1 >> 3 AND book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
+		`DELETE FROM fts_posting WHERE shard = ?2 AND book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
 		`DELETE FROM fts_book WHERE book_id = ?1`,
 	} {
-		if _, err := t.tx.ExecContext(ctx, q, id); err != nil {
+		if _, err := t.tx.ExecContext(ctx, q, id, shardOf(id)); err != nil {
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 	}
@@ -349,12 +345,14 @@ func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, h
 	if !ok || hi < lo || w.Heading <= 0 || w.Context <= 0 || w.Text <= 0 {
 		return nil, false, nil
 	}
-	for _, word := range words {
+	terms := make([]string, len(words))
+	for i, word := range words {
 		n := 0
 		eachToken(word, func(string) { n++ })
 		if n != 1 {
 			return nil, false, nil
 		}
+		terms[i] = termOf(word)
 	}
 	var complete bool
 	if err := d.db.QueryRowContext(ctx, `
@@ -363,10 +361,6 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 	}
 	if !complete {
 		return nil, false, nil
-	}
-	terms, err := d.Stems(ctx, words)
-	if err != nil {
-		return nil, false, err
 	}
 	shards, err := d.postingShards(ctx)
 	if err != nil {
@@ -379,11 +373,10 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 	weights := [3]float64{w.Heading, w.Context, w.Text}
 	// Variables, not constants: Go would fold 1.2 + 1.0 exactly, and C
 	// adds the doubles.
-	k1, b := bm25K1, bm25B
+	k1, b := BM25K1, BM25B
 	acc := newAccumulator(lo, hi)
-	for _, word := range words {
-		term, ok := terms[word]
-		if !ok {
+	for _, term := range terms {
+		if term == "" {
 			continue
 		}
 		lists, df, err := d.postingLists(ctx, shards, term)
@@ -405,6 +398,9 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 				if p.chunk < lo || p.chunk > hi {
 					return
 				}
+				// Each occurrence adds its column's weight, as FTS5
+				// adds each instance's: a product can differ in the
+				// last bit.
 				var freq float64
 				for c, n := range p.tf {
 					for range n {
@@ -470,21 +466,25 @@ func (a *accumulator) score(chunk int64) float64 {
 
 // postingShards returns the shards that hold postings, as a list for IN.
 func (d *DB) postingShards(ctx context.Context) (string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT DISTINCT book_id >> 3 FROM fts_book ORDER BY 1`)
+	rows, err := d.db.QueryContext(ctx, `SELECT book_id FROM fts_book ORDER BY book_id`)
 	if err != nil {
 		return "", fmt.Errorf("full-text search: %w", err)
 	}
 	defer rows.Close()
 	var b strings.Builder
+	last := int64(-1)
 	for rows.Next() {
-		var s int64
-		if err := rows.Scan(&s); err != nil {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
 			return "", fmt.Errorf("full-text search: %w", err)
 		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
+		if s := shardOf(id); s != last {
+			if last >= 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.FormatInt(s, 10))
+			last = s
 		}
-		b.WriteString(strconv.FormatInt(s, 10))
 	}
 	return b.String(), rows.Err()
 }

@@ -405,25 +405,13 @@ func TestPostingsAfterMigration(t *testing.T) {
 	ctx := context.Background()
 	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE fts_posting") })
 	path := filepath.Join(t.TempDir(), "g.db")
-	db := schemaAt(t, path, before)
-	for _, q := range []string{
+	w := olderIndex(t, path, before,
 		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
 		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES
 			(1, 0, 0, 0, 'Moby › Loomings', 'Call me Ishmael; the whale, the white whale', 'embedded'),
 			(1, 1, 0, 1, 'Moby › The Carpet-Bag', 'a whaling voyage out of New Bedford', 'embedded'),
 			(1, 2, 0, 2, 'Moby › The Spouter-Inn', 'no whale here, a harpooneer and a bed', 'embedded')`,
-		fmt.Sprintf(`PRAGMA user_version = %d`, before),
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	w, err := OpenWriter(ctx, path, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
+	)
 	weights := FTSWeights{Heading: 3, Context: 1, Text: 1}
 	const match = `"whale" OR "harpooneer"`
 	if _, ok, err := w.rankPostings(ctx, match, weights, 0, 100, 10); ok || err != nil {

@@ -462,12 +462,7 @@ func (d *DB) FTSRows(ctx context.Context) (rows int64, avgLen float64, err error
 		return 0, 0, fmt.Errorf("full-text averages: %w", err)
 	}
 	n, rec := ftsVarint(rec)
-	var tokens uint64
-	for len(rec) > 0 {
-		var c uint64
-		c, rec = ftsVarint(rec)
-		tokens += c
-	}
+	tokens := sumVarints(rec)
 	if n == 0 {
 		return 0, 0, nil
 	}
@@ -493,18 +488,25 @@ func (d *DB) FTSLengths(ctx context.Context, ids []int64) (map[int64]int, error)
 		if err := rows.Scan(&id, &sz); err != nil {
 			return nil, fmt.Errorf("full-text lengths: %w", err)
 		}
-		total := 0
-		for len(sz) > 0 {
-			var c uint64
-			c, sz = ftsVarint(sz)
-			total += int(c)
-		}
-		out[id] = total
+		out[id] = int(sumVarints(sz))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("full-text lengths: %w", err)
 	}
 	return out, nil
+}
+
+// sumVarints returns the sum of the varints of an FTS5 record that counts
+// tokens column by column (a row's docsize, the averages record after its
+// row count).
+func sumVarints(rec []byte) uint64 {
+	var sum uint64
+	for len(rec) > 0 {
+		var c uint64
+		c, rec = ftsVarint(rec)
+		sum += c
+	}
+	return sum
 }
 
 // ftsVarint decodes one of SQLite's variable-length integers (big-endian,

@@ -12,18 +12,21 @@ import (
 // The full-text index's own postings (postings.go) need the terms FTS5
 // makes of a chunk, term by term and column by column. FTS5 tells them
 // only for a whole table, so grimoire cuts the text itself, with the
-// tokenizer's own table of token characters (tokenchars.go, made by
-// asking SQLite), and turns each token into its term with the stemmer,
-// which runs FTS5's tokenizer on the token alone: folding and stemming
-// depend on the token only.
+// tokenizer's own table of token characters, and folds and stems each
+// token as the tokenizer does (termOf, porter.go), with its table of
+// foldings: both tables are in tokenchars.go, made by asking SQLite.
 
 // isTokenChar reports whether FTS5's tokenizer keeps r inside a token.
 func isTokenChar(r rune) bool {
 	if r < utf8.RuneSelf {
-		return r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		return isASCIITokenChar(byte(r))
 	}
 	i := sort.Search(len(tokenChars), func(i int) bool { return tokenChars[i][1] >= r })
 	return i < len(tokenChars) && tokenChars[i][0] <= r
+}
+
+func isASCIITokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // eachToken calls fn with each token of text, in order, as FTS5's
@@ -35,7 +38,7 @@ func eachToken(text string, fn func(tok string)) {
 		var in bool
 		n := 1
 		if c < utf8.RuneSelf {
-			in = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+			in = isASCIITokenChar(c)
 		} else {
 			var r rune
 			r, n = utf8.DecodeRuneInString(text[i:])
@@ -59,29 +62,16 @@ func eachToken(text string, fn func(tok string)) {
 // which code points up to last it keeps inside a token, and returns them
 // as ranges. For gentokens and the test that checks its table.
 func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, error) {
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE probe USING fts5(w, tokenize = '`+ftsTokenizer+`')`); err != nil {
+	// One token when a code point joins the letters around it, two when
+	// it parts them.
+	tx, err := probe(ctx, db, ftsTokenizer, func(yield func(rune) bool) {
+		for r := rune(0); r <= last && yield(r); r++ {
+		}
+	})
+	if err != nil {
 		return nil, fmt.Errorf("probe tokenizer: %w", err)
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO probe(rowid, w) VALUES (?, ?)`)
-	if err != nil {
-		return nil, err
-	}
-	for r := rune(0); r <= last; r++ {
-		if r >= 0xD800 && r <= 0xDFFF {
-			continue // not a character: never in valid UTF-8
-		}
-		// One token when r joins the letters around it, two when it
-		// parts them.
-		if _, err := ins.ExecContext(ctx, r, "x"+string(r)+"y"); err != nil {
-			return nil, fmt.Errorf("probe tokenizer: %w", err)
-		}
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, sz FROM probe_docsize ORDER BY id`)
 	if err != nil {
 		return nil, err
@@ -112,35 +102,23 @@ func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, err
 // changes, with what they become (0: dropped). For gentokens and the test
 // that checks its table.
 func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
-	db.SetMaxOpenConns(1)
-	for _, q := range []string{
-		`CREATE VIRTUAL TABLE fold USING fts5(w, tokenize = '` + ftsFolding + `')`,
-		`CREATE VIRTUAL TABLE fold_terms USING fts5vocab(fold, 'instance')`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return nil, fmt.Errorf("probe folding: %w", err)
+	tx, err := probe(ctx, db, ftsFolding, func(yield func(rune) bool) {
+		for _, r := range tokenChars {
+			for c := r[0]; c <= r[1]; c++ {
+				if !yield(c) {
+					return
+				}
+			}
 		}
-	}
-	tx, err := db.BeginTx(ctx, nil)
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("probe folding: %w", err)
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO fold(rowid, w) VALUES (?, ?)`)
-	if err != nil {
-		return nil, err
+	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.probe_terms USING fts5vocab(main, probe, 'instance')`); err != nil {
+		return nil, fmt.Errorf("probe folding: %w", err)
 	}
-	for _, r := range tokenChars {
-		for c := r[0]; c <= r[1]; c++ {
-			if c >= 0xD800 && c <= 0xDFFF {
-				continue
-			}
-			if _, err := ins.ExecContext(ctx, c, "q"+string(c)+"q"); err != nil {
-				return nil, fmt.Errorf("probe folding: %w", err)
-			}
-		}
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT doc, term FROM fold_terms`)
+	rows, err := tx.QueryContext(ctx, `SELECT doc, term FROM probe_terms`)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +131,7 @@ func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
 			return nil, err
 		}
 		c := rune(doc)
-		if len(term) < 2 || term[0] != 'q' || term[len(term)-1] != 'q' {
+		if len(term) < 2 || term[0] != 'x' || term[len(term)-1] != 'y' {
 			return nil, fmt.Errorf("probe folding: %U became %q", c, term)
 		}
 		mid := []rune(term[1 : len(term)-1])
@@ -168,4 +146,40 @@ func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
 	}
 	slices.SortFunc(out, func(a, b [2]rune) int { return int(a[0] - b[0]) })
 	return out, rows.Err()
+}
+
+// probe stores each code point that codes yields, between two letters
+// ("x" and "y"), as a row of its own (rowid: the code point) in a new FTS5
+// table "probe" of db tokenized by tokenizer, and returns the transaction
+// that holds them, to read them in; its rollback takes the table away. Surrogates are left out: they are never
+// in valid UTF-8.
+func probe(ctx context.Context, db *sql.DB, tokenizer string, codes func(yield func(rune) bool)) (*sql.Tx, error) {
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE probe USING fts5(w, tokenize = '`+tokenizer+`')`); err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO probe(rowid, w) VALUES (?, ?)`)
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	defer ins.Close()
+	for c := range codes {
+		if c >= 0xD800 && c <= 0xDFFF {
+			continue
+		}
+		if _, err = ins.ExecContext(ctx, c, "x"+string(c)+"y"); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	return tx, nil
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 )
 
-// FTS5's bm25() constants, which it does not let a query change.
-const (
-	bm25K1 = 1.2
-	bm25B  = 0.75
-)
-
 // scoreCommon adds to each full-text hit what the question's common words,
 // left out of the query because scoring every chunk that holds them costs
 // more than the rest of the search, would have added: FTS5's own BM25
@@ -62,13 +56,13 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 	}
 	out := slices.Clone(hits)
 	for i := range out {
-		norm := bm25K1 * (1 - bm25B + bm25B*float64(lengths[out[i].ChunkID])/avgLen)
+		norm := index.BM25K1 * (1 - index.BM25B + index.BM25B*float64(lengths[out[i].ChunkID])/avgLen)
 		// In the terms' order: a sum in a map's order differs in its last
 		// bits from search to search, and so would the order of the
 		// copies of one passage.
 		c := counts[out[i].ChunkID]
 		for _, t := range slices.Sorted(maps.Keys(c)) {
-			out[i].Score += idf[t] * c[t] * (bm25K1 + 1) / (c[t] + norm)
+			out[i].Score += idf[t] * c[t] * (index.BM25K1 + 1) / (c[t] + norm)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b index.FTSHit) int {
