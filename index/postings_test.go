@@ -432,3 +432,32 @@ func TestPostingsAfterMigration(t *testing.T) {
 		t.Errorf("from the postings: %+v, %v; FTS5 gave %+v", got, err, want)
 	}
 }
+
+// TestBookTextIndexedAsOneSegment: a book's chunks go into FTS5 together,
+// as one segment, rather than a segment per chunk merged again and again,
+// and every chunk is found by its words.
+func TestBookTextIndexedAsOneSegment(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	var texts []string
+	for i := range 300 {
+		texts = append(texts, fmt.Sprintf("the capybara number%d walks to the river", i))
+	}
+	storeChunks(t, w, "Capybaras", texts)
+	var segments int
+	if err := w.db.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM chunk_fts_idx`).Scan(&segments); err != nil {
+		t.Fatal(err)
+	}
+	if segments != 1 {
+		t.Errorf("the book's text is in %d segments, want 1", segments)
+	}
+	for _, i := range []int{0, 150, 299} {
+		var n int
+		if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?`, fmt.Sprint("number", i)).Scan(&n); err != nil || n != 1 {
+			t.Errorf("number%d: %d chunks hold it (%v), want 1", i, n, err)
+		}
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

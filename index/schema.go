@@ -343,6 +343,17 @@ WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.book_id) BEGIN
 	DELETE FROM fts_book WHERE book_id = old.book_id;
 END;
 `,
+	// 17: a book's chunks go into FTS5, and the common words' counts go
+	// stale, by one statement each when the writer stores the book
+	// (Tx.StoreParsed), not by a trigger per chunk. FTS5 writes its
+	// pending terms out as a segment of their own at each statement that
+	// opens a savepoint, as every insert that fires triggers does: a
+	// segment per chunk, merged again and again, was most of the cost
+	// of storing a book.
+	`
+DROP TRIGGER chunk_fts_insert;
+DROP TRIGGER common_term_insert;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -390,23 +390,35 @@ func (p *pipeline) store(ctx context.Context, b index.Book, pr prepared) error {
 	if p.opts.Context == nil && len(pr.layout.chunks) <= p.opts.EmbedBatch {
 		return p.addSmall(ctx, pr)
 	}
+	var pre *ahead
+	if p.opts.Context == nil {
+		// The vectors are worked out while the index writes the chunks:
+		// on two cores or more, embedding then costs no time of its own.
+		pre = embedAhead(ctx, p.opts.Embedder, pr, p.opts.EmbedBatch)
+	}
 	if err := p.w.Update(ctx, func(t *index.Tx) error { return storeParsed(ctx, t, pr) }); err != nil {
+		pre.discard()
 		return fmt.Errorf("%s: %w", b.Title, err)
 	}
 	b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
-	return p.finish(ctx, b)
+	return p.finishWith(ctx, b, pre)
 }
 
 // finish writes the contexts and vectors of a parsed book, and makes it
 // ready.
 func (p *pipeline) finish(ctx context.Context, b index.Book) error {
+	return p.finishWith(ctx, b, nil)
+}
+
+// finishWith is finish with the vectors embedAhead works out, if any.
+func (p *pipeline) finishWith(ctx context.Context, b index.Book, pre *ahead) error {
 	p.progress.Book = b.Title
 	if p.opts.Context != nil {
 		if err := p.contextualize(ctx, b); err != nil {
 			return err
 		}
 	}
-	if err := p.embed(ctx, b); err != nil {
+	if err := p.embed(ctx, b, pre); err != nil {
 		return err
 	}
 	pruned, err := p.w.FinishBook(ctx, b.ID)
@@ -694,8 +706,10 @@ func (p *pipeline) flush(ctx context.Context) error {
 	return nil
 }
 
-// embed embeds the book's remaining chunks, one committed batch at a time.
-func (p *pipeline) embed(ctx context.Context, b index.Book) error {
+// embed embeds the book's remaining chunks, one committed batch at a time,
+// taking the vectors pre worked out where their text is the chunk's.
+func (p *pipeline) embed(ctx context.Context, b index.Book, pre *ahead) error {
+	defer pre.discard()
 	p.progress.Stage = StageEmbedding
 	p.progress.ChunksTotal = b.Chunks
 	p.progress.ChunksDone = 0
@@ -715,15 +729,26 @@ func (p *pipeline) embed(ctx context.Context, b index.Book) error {
 			p.progress.ChunksDone = max(0, chunks[0].Index)
 			p.at(StageEmbedding)
 		}
-		texts := make([]string, len(chunks))
 		ids := make([]int64, len(chunks))
+		vecs := make([][]float32, len(chunks))
+		var texts []string
+		var at []int
 		for i, k := range chunks {
-			texts[i] = EmbeddingText(k)
 			ids[i] = k.ID
+			text := EmbeddingText(k)
+			if vecs[i] = pre.vector(k.Index, text); vecs[i] != nil {
+				continue
+			}
+			texts, at = append(texts, text), append(at, i)
 		}
-		vecs, err := EmbedAll(ctx, p.opts.Embedder, texts)
-		if err != nil {
-			return fmt.Errorf("embed %q: %w", b.Title, err)
+		if len(texts) > 0 {
+			got, err := EmbedAll(ctx, p.opts.Embedder, texts)
+			if err != nil {
+				return fmt.Errorf("embed %q: %w", b.Title, err)
+			}
+			for j, i := range at {
+				vecs[i] = got[j]
+			}
 		}
 		if err := p.w.StoreEmbeddings(ctx, ids, vecs); err != nil {
 			return fmt.Errorf("embed %q: %w", b.Title, err)

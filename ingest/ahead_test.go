@@ -1,0 +1,117 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest/embed"
+)
+
+// countingEmbedder is the built-in embedder that counts the texts it
+// embeds, and fails the calls failFirst lists (1 is the first call).
+type countingEmbedder struct {
+	*embed.Builtin
+	mu        sync.Mutex
+	calls     int
+	texts     map[string]int
+	failFirst []int
+}
+
+func (e *countingEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	e.mu.Lock()
+	e.calls++
+	fail := slices.Contains(e.failFirst, e.calls)
+	if !fail {
+		for _, t := range texts {
+			e.texts[t]++
+		}
+	}
+	e.mu.Unlock()
+	if fail {
+		return nil, errors.New("the model server went away")
+	}
+	return e.Builtin.EmbedDocuments(ctx, texts)
+}
+
+func bigBook() []byte {
+	var b strings.Builder
+	b.WriteString("# A Long Book\n\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "## Part %d\n\nParagraph %d tells of the capybara and the quokka, who walk %d miles to the river.\n\n", i, i, i*7)
+	}
+	return []byte(b.String())
+}
+
+// TestLargeBookEmbeddedOnceEach checks that the vectors worked out while
+// a large book is stored are the ones stored: each chunk is embedded once,
+// and its vector is the one its text gets.
+func TestLargeBookEmbeddedOnceEach(t *testing.T) {
+	l := newTestLibrary(t)
+	l.write("big.md", bigBook())
+	l.reconcile()
+	e := &countingEmbedder{Builtin: embed.NewBuiltin(), texts: map[string]int{}}
+	if _, err := Run(context.Background(), l.w, Options{Embedder: e}); err != nil {
+		t.Fatal(err)
+	}
+	checkEmbedded(t, l, e.Builtin)
+	for text, n := range e.texts {
+		if n != 1 {
+			t.Errorf("embedded %d times: %.60q", n, text)
+		}
+	}
+}
+
+// TestEmbeddingAheadFailsQuietly checks that when the embedding worked out
+// ahead fails (the model server refused it), the embedding stage embeds
+// the book itself, and the book is ready.
+func TestEmbeddingAheadFailsQuietly(t *testing.T) {
+	l := newTestLibrary(t)
+	l.write("big.md", bigBook())
+	l.reconcile()
+	// The first call is the first batch worked out ahead: the stage
+	// waits for the work ahead to end before it embeds anything.
+	e := &countingEmbedder{Builtin: embed.NewBuiltin(), texts: map[string]int{}, failFirst: []int{1}}
+	if _, err := Run(context.Background(), l.w, Options{Embedder: e}); err != nil {
+		t.Fatal(err)
+	}
+	checkEmbedded(t, l, e.Builtin)
+}
+
+// checkEmbedded checks that the library's one book is ready with more
+// chunks than one embedding batch, each stored with its text's vector.
+func checkEmbedded(t *testing.T, l *testLibrary, e embed.Embedder) {
+	t.Helper()
+	ctx := context.Background()
+	books := l.books()
+	if len(books) != 1 || books[0].Status != index.Ready || books[0].Chunks <= 32 {
+		t.Fatalf("books: %+v", books)
+	}
+	chunks, err := l.w.ChunkRange(ctx, books[0].ID, 0, books[0].Chunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(chunks))
+	texts := make([]string, len(chunks))
+	for i, k := range chunks {
+		ids[i], texts[i] = k.ID, EmbeddingText(k)
+	}
+	stored, err := l.w.ChunkVectors(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := e.EmbedDocuments(ctx, texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if !slices.Equal(stored[id], want[i]) {
+			t.Fatalf("chunk %d: stored vector is not its text's", chunks[i].Index)
+		}
+	}
+}
