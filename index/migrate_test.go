@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -79,4 +81,27 @@ func olderIndex(t *testing.T, path string, n int, rows ...string) *Writer {
 	}
 	t.Cleanup(func() { w.Close() })
 	return w
+}
+
+// TestMigrationIndexesBooksOnce: in an index made when a trigger put each
+// chunk into FTS5, the chunks stored before stay searchable, and a book
+// stored after the upgrade goes into FTS5 once, by the writer alone.
+func TestMigrationIndexesBooksOnce(t *testing.T) {
+	ctx := context.Background()
+	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "DROP TRIGGER chunk_fts_insert") })
+	w := olderIndex(t, filepath.Join(t.TempDir(), "g.db"), before,
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
+		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES
+			(1, 0, 0, 0, 'Moby › Loomings', 'Call me Ishmael', 'embedded')`,
+	)
+	storeChunks(t, w, "Capybaras", []string{"the capybara walks", "the capybara swims"})
+	if _, err := w.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
+		t.Fatalf("FTS5 disagrees with the chunks: %v", err)
+	}
+	for word, want := range map[string]int{"ishmael": 1, "capybara": 2} {
+		var n int
+		if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM chunk_fts WHERE chunk_fts MATCH ?`, word).Scan(&n); err != nil || n != want {
+			t.Errorf("%s: in %d chunks (%v), want %d", word, n, err, want)
+		}
+	}
 }
