@@ -120,7 +120,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO chunk_fts(rowid, heading, context, text) SELECT id, heading, context, text FROM chunk WHERE book_id = ? ORDER BY id`, id); err != nil {
 		return nil, fmt.Errorf("index the text of book %d: %w", id, err)
 	}
-	if _, err := t.tx.ExecContext(ctx, `DELETE FROM common_term`); err != nil {
+	if err := t.addCommonTerms(ctx, chunks); err != nil {
 		return nil, fmt.Errorf("index the text of book %d: %w", id, err)
 	}
 	authors, _ := json.Marshal(nonNil(meta.Authors))

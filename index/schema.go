@@ -343,9 +343,9 @@ WHEN EXISTS (SELECT 1 FROM fts_book WHERE book_id = old.book_id) BEGIN
 	DELETE FROM fts_book WHERE book_id = old.book_id;
 END;
 `,
-	// 17: a book's chunks go into FTS5, and the common words' counts go
-	// stale, by one statement each when the writer stores the book
-	// (Tx.StoreParsed), not by a trigger per chunk. FTS5 writes its
+	// 17: a book's chunks go into FTS5 by one statement, and into the
+	// common words' counts by the writer (addCommonTerms), when it stores
+	// the book (Tx.StoreParsed), not by a trigger per chunk. FTS5 writes its
 	// pending terms out as a segment of their own at each statement that
 	// opens a savepoint, as every insert that fires triggers does: a
 	// segment per chunk, merged again and again, was most of the cost
