@@ -30,10 +30,14 @@ type fakeModels struct {
 	embedModel, chatModel string
 	delay                 time.Duration
 
+	// embedDelay holds each embedding request that long.
+	embedDelay time.Duration
+
 	mu       sync.Mutex
 	asked    map[string]int // prompt hash → times asked
 	calls    int
-	embedded int // texts embedded
+	embedded int            // texts embedded
+	embeds   map[string]int // text → times embedded
 }
 
 func newFakeModels(t *testing.T, embedModel, chatModel string) *fakeModels {
@@ -129,12 +133,19 @@ func (f *fakeModels) serve(w http.ResponseWriter, r *http.Request) {
 			writeJSONResponse(w, 404, map[string]string{"error": fmt.Sprintf("model \"%s\" not found, try pulling it first", req.Model)})
 			return
 		}
+		time.Sleep(f.embedDelay)
 		var out [][]float32
 		for _, in := range req.Input {
 			out = append(out, fakeEmbedding(in))
 		}
 		f.mu.Lock()
 		f.embedded += len(req.Input)
+		if f.embeds == nil {
+			f.embeds = map[string]int{}
+		}
+		for _, in := range req.Input {
+			f.embeds[in]++
+		}
 		f.mu.Unlock()
 		writeJSONResponse(w, 200, map[string]any{"model": req.Model, "embeddings": out, "total_duration": 1000, "prompt_eval_count": 10})
 	case "/api/chat":
@@ -383,6 +394,63 @@ func TestKillDuringContextualizing(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(lib, ".grimoire", "grimoire.db")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKillDuringEmbedding SIGKILLs a sync while a model server embeds a
+// large book, then runs it again: the book is ready with every chunk
+// embedded, and the only texts embedded twice are those whose vectors were
+// not stored at the kill: the request in flight, and what was worked out
+// ahead of the batch being stored.
+func TestKillDuringEmbedding(t *testing.T) {
+	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
+	f.embedDelay = 50 * time.Millisecond
+	lib := t.TempDir()
+	var b strings.Builder
+	for s := range 1000 {
+		fmt.Fprintf(&b, "## Part %d\n\n", s)
+		for p := range 6 {
+			fmt.Fprintf(&b, "Paragraph %d of part %d tells of sailing ships, harbours and tides in some detail. ", p, s)
+			if p%3 == 2 {
+				b.WriteString("\n\n")
+			}
+		}
+	}
+	writeFile(t, filepath.Join(lib, "long.md"), "# Long\n\n"+b.String())
+	env := []string{"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=" + f.embedModel}
+	p := start(t, lib, env, "sync")
+	eventually(t, "embedding under way", 60*time.Second, func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.embedded > 300
+	})
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	p.done <- nil
+	f.mu.Lock()
+	atKill := f.embedded
+	f.mu.Unlock()
+	okEnv(t, lib, env, nil, "sync")
+	var st struct{ Chunks, Embedded, Ready int }
+	okEnv(t, lib, env, &st, "status", "--json")
+	if st.Ready != 1 || st.Embedded != st.Chunks {
+		t.Fatalf("status after the re-run: %+v", st)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	twice := 0
+	for _, n := range f.embeds {
+		if n > 1 {
+			twice++
+		}
+	}
+	t.Logf("%d texts embedded before the kill, %d in all, for %d chunks; %d embedded twice", atKill, f.embedded, st.Chunks, twice)
+	if atKill >= st.Chunks {
+		t.Fatalf("the kill came after every chunk was embedded (%d of %d)", atKill, st.Chunks)
+	}
+	// Two batches of 32, and the probe each start sends.
+	if twice > 2*32+1 {
+		t.Errorf("%d texts were embedded twice: more than the batch in flight and one worked out ahead", twice)
 	}
 }
 
