@@ -532,6 +532,9 @@ func (d *DB) Check(ctx context.Context) error {
 	if _, err := d.db.ExecContext(ctx, `INSERT INTO chunk_fts(chunk_fts, rank) VALUES ('integrity-check', 1)`); err != nil {
 		return fmt.Errorf("full-text integrity check: %w", err)
 	}
+	if err := d.checkCommonTerms(ctx); err != nil {
+		return err
+	}
 	return d.checkPostings(ctx)
 }
 

@@ -180,3 +180,27 @@ func (t *Tx) addCommonTerms(ctx context.Context, chunks []Chunk) error {
 	}
 	return nil
 }
+
+// checkCommonTerms verifies that each count common_term holds is FTS5's.
+func (d *DB) checkCommonTerms(ctx context.Context) error {
+	rows, err := d.db.QueryContext(ctx, `
+SELECT c.term, c.docs, coalesce((SELECT v.doc FROM chunk_vocab v WHERE v.term = c.term), 0) FROM common_term c`)
+	if err != nil {
+		return fmt.Errorf("common terms check: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var held, fts int
+		if err := rows.Scan(&term, &held, &fts); err != nil {
+			return fmt.Errorf("common terms check: %w", err)
+		}
+		if held != fts {
+			return fmt.Errorf("common terms check: %q is counted in %d chunks, FTS5 finds it in %d", term, held, fts)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("common terms check: %w", err)
+	}
+	return nil
+}

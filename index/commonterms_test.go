@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 	"testing"
 )
 
@@ -64,6 +65,9 @@ func TestCommonTermCountsStayFTS5s(t *testing.T) {
 				t.Errorf("%s: common_term says %q is in %d chunks, FTS5 %d", when, term, n, want)
 			}
 		}
+		if err := w.Check(ctx); err != nil {
+			t.Errorf("%s: %v", when, err)
+		}
 	}
 	refresh := func() {
 		t.Helper()
@@ -99,6 +103,14 @@ func TestCommonTermCountsStayFTS5s(t *testing.T) {
 	check("after a chunk's context was written", false)
 	refresh()
 	check("counted again after a context", true)
+
+	// A count that is not FTS5's is damage, which the health check finds.
+	if _, err := w.exec(ctx, `UPDATE common_term SET docs = docs + 1 WHERE term = 'the'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), `"the"`) {
+		t.Errorf("Check with a wrong count: %v", err)
+	}
 }
 
 // TestCommonTermsWaitForALargeLibrary: a small library's terms cost little
