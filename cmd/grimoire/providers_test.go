@@ -340,17 +340,14 @@ func TestOpenAICompatibleRoute(t *testing.T) {
 	}
 }
 
-// TestKillDuringContextualizing SIGKILLs a sync while the language model
-// writes contexts, then re-runs it: no stored summary or context is asked
-// for again.
-func TestKillDuringContextualizing(t *testing.T) {
-	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
-	f.delay = 30 * time.Millisecond
-	lib := t.TempDir()
+// writeLongBook writes long.md in lib: parts sections of paras sentences
+// each, a paragraph every three.
+func writeLongBook(t *testing.T, lib string, parts, paras int) {
+	t.Helper()
 	var b strings.Builder
-	for s := range 12 {
+	for s := range parts {
 		fmt.Fprintf(&b, "## Part %d\n\n", s)
-		for p := range 30 {
+		for p := range paras {
 			fmt.Fprintf(&b, "Paragraph %d of part %d tells of sailing ships, harbours and tides in some detail, sentence after sentence. ", p, s)
 			if p%3 == 2 {
 				b.WriteString("\n\n")
@@ -359,19 +356,36 @@ func TestKillDuringContextualizing(t *testing.T) {
 		b.WriteString("\n\n")
 	}
 	writeFile(t, filepath.Join(lib, "long.md"), "# Long\n\n"+b.String())
-	env := append(ollamaEnv(f), "GRIMOIRE_CONTEXT_CONCURRENCY=2")
+}
+
+// killSyncWhen runs sync in lib and SIGKILLs it once count, read under
+// f.mu, passes above; it returns count at the kill.
+func (f *fakeModels) killSyncWhen(t *testing.T, lib string, env []string, what string, count func() int, above int) int {
+	t.Helper()
 	p := start(t, lib, env, "sync")
-	eventually(t, "contexts being written", 60*time.Second, func() bool {
+	eventually(t, what, 60*time.Second, func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		return f.calls > 20
+		return count() > above
 	})
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	<-p.done
 	p.done <- nil
 	f.mu.Lock()
-	atKill := f.calls
-	f.mu.Unlock()
+	defer f.mu.Unlock()
+	return count()
+}
+
+// TestKillDuringContextualizing SIGKILLs a sync while the language model
+// writes contexts, then re-runs it: no stored summary or context is asked
+// for again.
+func TestKillDuringContextualizing(t *testing.T) {
+	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
+	f.delay = 30 * time.Millisecond
+	lib := t.TempDir()
+	writeLongBook(t, lib, 12, 30)
+	env := append(ollamaEnv(f), "GRIMOIRE_CONTEXT_CONCURRENCY=2")
+	atKill := f.killSyncWhen(t, lib, env, "contexts being written", func() int { return f.calls }, 20)
 	okEnv(t, lib, env, nil, "sync")
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -406,30 +420,9 @@ func TestKillDuringEmbedding(t *testing.T) {
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	f.embedDelay = 50 * time.Millisecond
 	lib := t.TempDir()
-	var b strings.Builder
-	for s := range 1000 {
-		fmt.Fprintf(&b, "## Part %d\n\n", s)
-		for p := range 6 {
-			fmt.Fprintf(&b, "Paragraph %d of part %d tells of sailing ships, harbours and tides in some detail. ", p, s)
-			if p%3 == 2 {
-				b.WriteString("\n\n")
-			}
-		}
-	}
-	writeFile(t, filepath.Join(lib, "long.md"), "# Long\n\n"+b.String())
+	writeLongBook(t, lib, 1000, 6)
 	env := []string{"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=" + f.embedModel}
-	p := start(t, lib, env, "sync")
-	eventually(t, "embedding under way", 60*time.Second, func() bool {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		return f.embedded > 300
-	})
-	p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-	p.done <- nil
-	f.mu.Lock()
-	atKill := f.embedded
-	f.mu.Unlock()
+	atKill := f.killSyncWhen(t, lib, env, "embedding under way", func() int { return f.embedded }, 300)
 	okEnv(t, lib, env, nil, "sync")
 	var st struct{ Chunks, Embedded, Ready int }
 	okEnv(t, lib, env, &st, "status", "--json")
