@@ -340,6 +340,17 @@ func TestOpenAICompatibleRoute(t *testing.T) {
 	}
 }
 
+// repeated counts the keys of asked asked more than once.
+func repeated(asked map[string]int) int {
+	n := 0
+	for _, k := range asked {
+		if k > 1 {
+			n++
+		}
+	}
+	return n
+}
+
 // writeLongBook writes long.md in lib: parts sections of paras sentences
 // each, a paragraph every three.
 func writeLongBook(t *testing.T, lib string, parts, paras int) {
@@ -389,12 +400,7 @@ func TestKillDuringContextualizing(t *testing.T) {
 	okEnv(t, lib, env, nil, "sync")
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	twice := 0
-	for _, n := range f.asked {
-		if n > 1 {
-			twice++
-		}
-	}
+	twice := repeated(f.asked)
 	t.Logf("%d model calls before the kill, %d in all, %d prompts asked twice", atKill, f.calls, twice)
 	// Only the requests in flight at the kill (at most the concurrency)
 	// can have been lost and asked again.
@@ -431,12 +437,7 @@ func TestKillDuringEmbedding(t *testing.T) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	twice := 0
-	for _, n := range f.embeds {
-		if n > 1 {
-			twice++
-		}
-	}
+	twice := repeated(f.embeds)
 	t.Logf("%d texts embedded before the kill, %d in all, for %d chunks; %d embedded twice", atKill, f.embedded, st.Chunks, twice)
 	if atKill >= st.Chunks {
 		t.Fatalf("the kill came after every chunk was embedded (%d of %d)", atKill, st.Chunks)
