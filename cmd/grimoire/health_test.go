@@ -91,7 +91,7 @@ func TestDamagedIndex(t *testing.T) {
 	lib := shelfLibrary(t, 8)
 	clean := cloneDir(t, lib)
 	ok(t, clean, "sync")
-	want := fingerprint(t, clean, shelfQueries)
+	want := fingerprint(t, clean, nil, shelfQueries)
 
 	ok(t, lib, "sync")
 	db := filepath.Join(lib, ".grimoire", "grimoire.db")
@@ -134,7 +134,7 @@ func TestDamagedIndex(t *testing.T) {
 	if _, err := os.Stat(rep.Aside); err != nil || filepath.Dir(rep.Aside) != filepath.Dir(db) {
 		t.Errorf("the damaged index was not kept beside the new one: %q, %v", rep.Aside, err)
 	}
-	if got := fingerprint(t, lib, shelfQueries); got != want {
+	if got := fingerprint(t, lib, nil, shelfQueries); got != want {
 		t.Errorf("rebuilt index differs from a clean sync:\n got:\n%s\nwant:\n%s", got, want)
 	}
 	integrity(t, lib)
@@ -316,7 +316,7 @@ func TestRebuildSurvivesKill9(t *testing.T) {
 	lib := shelfLibrary(t, 24)
 	clean := cloneDir(t, lib)
 	ok(t, clean, "sync")
-	want := fingerprint(t, clean, shelfQueries)
+	want := fingerprint(t, clean, nil, shelfQueries)
 
 	ok(t, lib, "sync")
 	db := filepath.Join(lib, ".grimoire", "grimoire.db")
@@ -353,7 +353,7 @@ func TestRebuildSurvivesKill9(t *testing.T) {
 	}
 	ok(t, lib, "rebuild")
 	integrity(t, lib)
-	if got := fingerprint(t, lib, shelfQueries); got != want {
+	if got := fingerprint(t, lib, nil, shelfQueries); got != want {
 		t.Errorf("after %d kills the rebuilt index differs from a clean sync:\n got:\n%s\nwant:\n%s", kills, got, want)
 	}
 	kept, _ := filepath.Glob(db + ".damaged-*")
