@@ -88,7 +88,7 @@ func olderIndex(t *testing.T, path string, n int, rows ...string) *Writer {
 // stored after the upgrade goes into FTS5 once, by the writer alone.
 func TestMigrationIndexesBooksOnce(t *testing.T) {
 	ctx := context.Background()
-	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "DROP TRIGGER chunk_fts_insert") })
+	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "DROP TRIGGER IF EXISTS chunk_fts_insert") })
 	w := olderIndex(t, filepath.Join(t.TempDir(), "g.db"), before,
 		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
 		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES

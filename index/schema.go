@@ -351,8 +351,8 @@ END;
 	// segment per chunk, merged again and again, was most of the cost
 	// of storing a book.
 	`
-DROP TRIGGER chunk_fts_insert;
-DROP TRIGGER common_term_insert;
+DROP TRIGGER IF EXISTS chunk_fts_insert;
+DROP TRIGGER IF EXISTS common_term_insert;
 `,
 }
 
