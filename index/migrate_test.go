@@ -105,3 +105,35 @@ func TestMigrationIndexesBooksOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrationsAllOrNone: an upgrade that fails part way leaves the index
+// as it was, so that no reader ever meets a schema half upgraded.
+func TestMigrationsAllOrNone(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "g.db")
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	postings := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE fts_posting") })
+	// The index two migrations before the postings', with a table in the
+	// way of theirs: the migration between would succeed on its own.
+	for _, m := range migrations[:postings-1] {
+		if _, err := db.ExecContext(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{`CREATE TABLE fts_posting (x)`, fmt.Sprintf(`PRAGMA user_version = %d`, postings-1)} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w, err := OpenWriter(ctx, path, "test"); err == nil {
+		w.Close()
+		t.Fatal("an upgrade through a table in the way succeeded")
+	}
+	if v, err := userVersion(ctx, db); err != nil || v != postings-1 {
+		t.Errorf("after a failed upgrade the index is at version %d (%v), want %d as it was", v, err, postings-1)
+	}
+}

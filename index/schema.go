@@ -369,7 +369,7 @@ func userVersion(ctx context.Context, q interface {
 	return v, nil
 }
 
-// migrate brings the schema up to date, one transaction per migration.
+// migrate brings the schema up to date.
 func migrate(ctx context.Context, db *sql.DB) error {
 	v, err := userVersion(ctx, db)
 	if err != nil {
@@ -379,22 +379,27 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index schema version %d is newer than this grimoire understands (%d)", v, len(migrations))}).
 			WithHint("upgrade grimoire, or point db_path at a new index")
 	}
+	if v == len(migrations) {
+		return nil
+	}
+	// One transaction for them all: a reader sees the index as it was or
+	// as it is now, never half way (a fresh index at version 10 would tell
+	// it to run the sync that is creating it).
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate to version %d: %w", len(migrations), err)
+	}
+	defer tx.Rollback()
 	for i := v; i < len(migrations); i++ {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return fmt.Errorf("migrate to version %d: %w", i+1, err)
-		}
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-			tx.Rollback()
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
 		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migrate to version %d: %w", i+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("migrate to version %d: %w", i+1, err)
-		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
+		return fmt.Errorf("migrate to version %d: %w", len(migrations), err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate to version %d: %w", len(migrations), err)
 	}
 	return nil
 }
