@@ -21,15 +21,20 @@ import (
 // commonTermShare of a sample of the chunks, in a library of at least
 // commonTermChunks chunks. Below that, counting a term costs a few
 // milliseconds at most, and so would every refresh that changed nothing a
-// search notices.
+// search notices. The terms are chosen again once the library has grown by
+// commonTermGrowth since they were (commonTermsAtKey in meta): a term
+// grown common meanwhile would be counted by every search.
 const (
 	commonTermShare  = 0.1
 	commonTermChunks = 50000
+	commonTermGrowth = 0.1
+	commonTermsAtKey = "common_terms_at"
 )
 
 // RefreshCommonTerms counts the library's common terms into common_term,
-// unless it holds counts already (which the triggers keep current) or the
-// library is too small to need them.
+// unless it holds counts already (which the writer and the triggers keep
+// current) of terms chosen before the library grew by commonTermGrowth, or
+// the library is too small to need them.
 func (w *Writer) RefreshCommonTerms(ctx context.Context) error {
 	return w.refreshCommonTerms(ctx, commonTermChunks)
 }
@@ -38,15 +43,18 @@ func (w *Writer) RefreshCommonTerms(ctx context.Context) error {
 // minChunks chunks; tests count the terms of small ones.
 func (w *Writer) refreshCommonTerms(ctx context.Context, minChunks int) error {
 	var held bool
-	if err := w.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM common_term)`).Scan(&held); err != nil {
+	var at int
+	err := w.db.QueryRowContext(ctx, `
+SELECT EXISTS (SELECT 1 FROM common_term), coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?), 0)`, commonTermsAtKey).Scan(&held, &at)
+	if err != nil {
 		return fmt.Errorf("common terms: %w", err)
-	}
-	if held {
-		return nil
 	}
 	n, err := w.ChunkCount(ctx)
 	if err != nil || n < minChunks {
 		return err
+	}
+	if held && float64(n) <= float64(at)*(1+commonTermGrowth) {
+		return nil
 	}
 	// The sample only chooses which terms to count; the counts are
 	// FTS5's own, taken in the transaction that stores them.
@@ -55,6 +63,12 @@ func (w *Writer) refreshCommonTerms(ctx context.Context, minChunks int) error {
 		return err
 	}
 	return w.Update(ctx, func(t *Tx) error {
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM common_term`); err != nil {
+			return fmt.Errorf("common terms: %w", err)
+		}
+		if _, err := t.tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, commonTermsAtKey, fmt.Sprint(n)); err != nil {
+			return fmt.Errorf("common terms: %w", err)
+		}
 		for _, term := range terms {
 			var docs int
 			err := t.tx.QueryRowContext(ctx, `SELECT doc FROM chunk_vocab WHERE term = ?`, term).Scan(&docs)

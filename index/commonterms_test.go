@@ -127,3 +127,50 @@ func TestCommonTermsWaitForALargeLibrary(t *testing.T) {
 		t.Errorf("a library of one chunk has %d common terms counted", n)
 	}
 }
+
+// TestCommonTermsChosenAgainAsTheLibraryGrows: a term that grows common
+// after the terms were chosen is counted ahead too, once the library has
+// grown by a tenth.
+func TestCommonTermsChosenAgainAsTheLibraryGrows(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	add := func(i int, text string) {
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, Hash{})
+		ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
+	}
+	for i := range 20 {
+		add(i, fmt.Sprintf("the sea number%d", i))
+	}
+	held := func() map[string]int {
+		out := make(map[string]int)
+		if err := w.commonTermDocs(ctx, []string{"the", "zebra"}, out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if err := w.refreshCommonTerms(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if h := held(); h["the"] != 20 || h["zebra"] != 0 {
+		t.Fatalf("counted first: %v", h)
+	}
+	add(20, "the zebra number20")
+	if err := w.refreshCommonTerms(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if h := held(); h["the"] != 21 || h["zebra"] != 0 {
+		t.Errorf("after a twentieth more: %v, want the terms kept and counted on", h)
+	}
+	for i := 21; i < 30; i++ {
+		add(i, fmt.Sprintf("the zebra number%d", i))
+	}
+	if err := w.refreshCommonTerms(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if h := held(); h["the"] != 30 || h["zebra"] != 10 {
+		t.Errorf("after half as many again: %v, want zebra chosen and counted", h)
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
