@@ -92,29 +92,22 @@ SELECT EXISTS (SELECT 1 FROM common_term), coalesce((SELECT CAST(value AS INTEGE
 func (d *DB) sampleCommonTerms(ctx context.Context, n int) ([]string, error) {
 	docs := make(map[string]int)
 	sampled := 0
+	var terms chunkTerms
 	err := d.sampleChunks(ctx, FeatureSample, n, func(c ChunkText) {
 		sampled++
-		seen := make(map[string]bool)
-		for _, text := range []string{c.Heading, c.Context, c.Text} {
-			eachToken(text, func(tok string) {
-				if t := termOf(tok); t != "" && !seen[t] {
-					seen[t] = true
-					docs[t]++
-				}
-			})
-		}
+		terms.each(func(t string) { docs[t]++ }, c.Heading, c.Context, c.Text)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var terms []string
+	var common []string
 	for t, k := range docs {
 		if float64(k) >= commonTermShare*float64(sampled) {
-			terms = append(terms, t)
+			common = append(common, t)
 		}
 	}
-	slices.Sort(terms)
-	return terms, nil
+	slices.Sort(common)
+	return common, nil
 }
 
 // commonTermDocs adds to out the counts common_term holds for terms.
@@ -166,23 +159,13 @@ func (t *Tx) addCommonTerms(ctx context.Context, chunks []Chunk) error {
 	if len(add) == 0 {
 		return nil
 	}
-	termOfToken := make(map[string]string)
-	seen := make(map[string]bool)
+	var terms chunkTerms
 	for _, c := range chunks {
-		clear(seen)
-		for _, text := range []string{c.Heading, c.Context, c.Text} {
-			eachToken(text, func(tok string) {
-				term, ok := termOfToken[tok]
-				if !ok {
-					term = termOf(tok)
-					termOfToken[tok] = term
-				}
-				if n, common := add[term]; common && !seen[term] {
-					seen[term] = true
-					add[term] = n + 1
-				}
-			})
-		}
+		terms.each(func(t string) {
+			if n, common := add[t]; common {
+				add[t] = n + 1
+			}
+		}, c.Heading, c.Context, c.Text)
 	}
 	for term, n := range add {
 		if n == 0 {
@@ -217,4 +200,33 @@ SELECT c.term, c.docs, coalesce((SELECT v.doc FROM chunk_vocab v WHERE v.term = 
 		return fmt.Errorf("common terms check: %w", err)
 	}
 	return nil
+}
+
+// chunkTerms cuts chunks into the terms the full-text index makes of them,
+// folding and stemming each distinct token once.
+type chunkTerms struct {
+	of   map[string]string // token → term
+	seen map[string]bool
+}
+
+// each calls fn once with each term of a chunk's columns, as FTS5 counts
+// the chunks that hold a term.
+func (c *chunkTerms) each(fn func(term string), columns ...string) {
+	if c.of == nil {
+		c.of, c.seen = make(map[string]string), make(map[string]bool)
+	}
+	clear(c.seen)
+	for _, text := range columns {
+		eachToken(text, func(tok string) {
+			t, ok := c.of[tok]
+			if !ok {
+				t = termOf(tok)
+				c.of[tok] = t
+			}
+			if t != "" && !c.seen[t] {
+				c.seen[t] = true
+				fn(t)
+			}
+		})
+	}
 }

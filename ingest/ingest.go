@@ -381,7 +381,7 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 		}
 		return p.store(ctx, b, *pr)
 	}
-	return p.finish(ctx, b)
+	return p.finish(ctx, b, nil)
 }
 
 // store stores a parsed book, and embeds it: a small one in the next
@@ -401,17 +401,12 @@ func (p *pipeline) store(ctx context.Context, b index.Book, pr prepared) error {
 		return fmt.Errorf("%s: %w", b.Title, err)
 	}
 	b.Title, b.Chunks = pr.meta.Title, len(pr.layout.chunks)
-	return p.finishWith(ctx, b, pre)
+	return p.finish(ctx, b, pre)
 }
 
 // finish writes the contexts and vectors of a parsed book, and makes it
-// ready.
-func (p *pipeline) finish(ctx context.Context, b index.Book) error {
-	return p.finishWith(ctx, b, nil)
-}
-
-// finishWith is finish with the vectors embedAhead works out, if any.
-func (p *pipeline) finishWith(ctx context.Context, b index.Book, pre *ahead) error {
+// ready; pre, when set, is its vectors being worked out ahead.
+func (p *pipeline) finish(ctx context.Context, b index.Book, pre *ahead) error {
 	p.progress.Book = b.Title
 	if p.opts.Context != nil {
 		if err := p.contextualize(ctx, b); err != nil {

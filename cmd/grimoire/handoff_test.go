@@ -172,7 +172,7 @@ func TestWatcherSwitchesModel(t *testing.T) {
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	lib := handoffBooks(t)
 	w := watching(t, lib, 3, watchEnv, "watch")
-	env := []string{"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=nomic-embed-text"}
+	env := f.embedEnv()
 	r := grimoireEnv(t, lib, env, "reindex", "--embeddings")
 	if r.code != 0 || sameOutput(r.stdout, lib) != "the index now uses ollama/nomic-embed-text (512 dimensions): 3 chunks re-embedded in T\n" ||
 		!strings.Contains(r.stderr, "handed this to it") {

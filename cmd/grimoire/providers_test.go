@@ -193,11 +193,13 @@ func providerLibrary(t *testing.T) string {
 	return lib
 }
 
+// embedEnv configures f as the embedding model, through Ollama's API.
+func (f *fakeModels) embedEnv() []string {
+	return []string{"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=" + f.embedModel}
+}
+
 func ollamaEnv(f *fakeModels) []string {
-	return []string{
-		"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=" + f.embedModel,
-		"GRIMOIRE_CONTEXT_PROVIDER=ollama", "GRIMOIRE_CONTEXT_URL=" + f.URL, "GRIMOIRE_CONTEXT_MODEL=" + f.chatModel,
-	}
+	return append(f.embedEnv(), "GRIMOIRE_CONTEXT_PROVIDER=ollama", "GRIMOIRE_CONTEXT_URL="+f.URL, "GRIMOIRE_CONTEXT_MODEL="+f.chatModel)
 }
 
 // grimoireEnv runs the binary with extra environment.
@@ -427,7 +429,7 @@ func TestKillDuringEmbedding(t *testing.T) {
 	f.embedDelay = 50 * time.Millisecond
 	lib := t.TempDir()
 	writeLongBook(t, lib, 1000, 6)
-	env := []string{"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=" + f.embedModel}
+	env := f.embedEnv()
 	atKill := f.killSyncWhen(t, lib, env, "embedding under way", func() int { return f.embedded }, 300)
 	okEnv(t, lib, env, nil, "sync")
 	var st struct{ Chunks, Embedded, Ready int }

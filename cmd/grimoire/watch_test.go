@@ -409,7 +409,7 @@ func TestWatchSurvivesKill9MidIngest(t *testing.T) {
 	// status can tell.
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	f.embedDelay = 20 * time.Millisecond
-	env := append([]string{"GRIMOIRE_EMBEDDING_PROVIDER=ollama", "GRIMOIRE_EMBEDDING_URL=" + f.URL, "GRIMOIRE_EMBEDDING_MODEL=" + f.embedModel}, watchEnv...)
+	env := append(f.embedEnv(), watchEnv...)
 	clean := cloneDir(t, lib)
 	okEnv(t, clean, env, nil, "sync")
 	queries := []string{"Prince Andrew at Austerlitz looking at the sky", "Natasha at the ball"}
