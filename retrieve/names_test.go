@@ -29,6 +29,31 @@ func TestNames(t *testing.T) {
 	}
 }
 
+func TestTellingNames(t *testing.T) {
+	tests := []struct {
+		question string
+		want     []string
+	}{
+		{"What is the name of Don Quixote's horse?", []string{"Don", "Quixote"}},
+		// Codes are written in many forms: their absence says little.
+		{"Tell me why HOXB4 facilitates HSC expansion.", []string{"HSC"}},
+		{"Does the G94P mutant of H4 bind Rad53?", nil},
+		// An abbreviation the question spells out.
+		{"Is the Commelina yellow mottle virus' (ComYMV) genome small?", []string{"Commelina"}},
+		{"Certain human dialyzable leukocyte extract (hDLE) peptides bind TLRs.", []string{"TLRs"}},
+		{"Do broadly neutralizing antibodies (BNAbs) from Smith bind lipids?", []string{"Smith"}},
+		// Parentheses that abbreviate nothing before them.
+		{"How does the query language (PromQL) work?", []string{"PromQL"}},
+		{"Why does Alice (ABC) cry?", []string{"Alice", "ABC"}},
+		{"Unclosed (SAML", []string{"SAML"}},
+	}
+	for _, tc := range tests {
+		if got := tellingNames(tc.question); !slices.Equal(got, tc.want) {
+			t.Errorf("tellingNames(%q) = %q, want %q", tc.question, got, tc.want)
+		}
+	}
+}
+
 // A question that names someone the library never mentions gets no-match
 // although its other words are covered; a name the library holds, in its
 // text or as a book's author, does not.
@@ -46,6 +71,11 @@ func TestNoMatchForUnknownNames(t *testing.T) {
 		{"Why does Alice cry so much?", false},
 		{"Why does Ophelia cry so much?", true},
 		{"Why does Carroll's Alice cry so much?", false},
+		// A code, or an abbreviation the question spells out, that the
+		// library lacks: its other words decide.
+		{"Why does Alice cry so much in TX42?", false},
+		{"Why did Alice cry a pool of tears (APT)?", false},
+		{"Why did Alice cry an APT?", true},
 	} {
 		hits := search(t, s, Query{Text: tc.question})
 		if NoMatch(hits) != tc.noMatch {
@@ -59,9 +89,15 @@ func FuzzNames(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		for _, n := range names(q) {
+		all := names(q)
+		for _, n := range all {
 			if n == "" || !strings.Contains(q, n) {
 				t.Fatalf("names(%q) gave %q", q, n)
+			}
+		}
+		for _, n := range tellingNames(q) {
+			if !slices.Contains(all, n) {
+				t.Fatalf("tellingNames(%q) gave %q, which names does not", q, n)
 			}
 		}
 	})

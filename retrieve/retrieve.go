@@ -563,8 +563,9 @@ func lookahead(limit int) int { return limit/2 + 2 }
 // absentMinChunks passages or more ("What is the name of
 // Don Quixote's horse?" of a library without Don Quixote: every other
 // word is common), or none covers nameCoverage when the question names
-// something the library never mentions (see names: "Ophelia" of a library
-// without Hamlet). A configured reranker has the last word (see
+// something the library never mentions (see tellingNames: "Ophelia" of a
+// library without Hamlet; not a code such as "HOXB4", nor an abbreviation
+// the question spells out). A configured reranker has the last word (see
 // bestProbability). Fused scores cannot say this (they look alike whatever
 // matched); coverage is what the passages hold. Calibrated together on the
 // dev book questions (answerable and negative), SciFact dev and NFCorpus
@@ -1059,10 +1060,10 @@ func (s *Searcher) ftsRows(ctx context.Context) (int64, float64, error) {
 	return s.ftsRowCount, s.avgLen, nil
 }
 
-// namesUnknown reports whether a phrasing names something (see names)
-// that no chunk mentions.
+// namesUnknown reports whether a phrasing names something (see
+// tellingNames) that no chunk mentions.
 func (s *Searcher) namesUnknown(ctx context.Context, phrasing string) (bool, error) {
-	ns := names(phrasing)
+	ns := tellingNames(phrasing)
 	if len(ns) == 0 {
 		return false, nil
 	}
