@@ -61,7 +61,8 @@ func TestNoMatchForUnknownNames(t *testing.T) {
 	lib := append(library(), book{"Wonderland", "Lewis Carroll", "text", []string{
 		"Alice began to cry, and she cried so much that her tears made a pool around her.",
 		"The Queen shouted at the gardeners, and what happens to them in the story is sad.",
-	}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0)}})
+		"The Cheshire Cat grinned from the branch of a tree.",
+	}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}})
 	w := newIndex(t, lib)
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	for _, tc := range []struct {
@@ -76,6 +77,10 @@ func TestNoMatchForUnknownNames(t *testing.T) {
 		{"Why does Alice cry so much in TX42?", false},
 		{"Why did Alice cry a pool of tears (APT)?", false},
 		{"Why did Alice cry an APT?", true},
+		// A name misspelled: the passage holds it, beside the question's
+		// other words; alone it is another name.
+		{"Why does the Chesire Cat grin from the branch?", false},
+		{"Why does the Chesire Dog sleep so much?", true},
 	} {
 		hits := search(t, s, Query{Text: tc.question})
 		if NoMatch(hits) != tc.noMatch {
