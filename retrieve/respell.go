@@ -1,6 +1,8 @@
 package retrieve
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -8,14 +10,15 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 )
 
-// A question may misspell the word its answer uses ("the Chesire Cat"). The
-// ranking forgives that (sub-words), but the no-match verdict read such a
-// word as one the library never uses, or as a name it never mentions, and
-// said the library held no answer while the best passage was the answer.
-// So a word of the question that no chunk holds is read as a word of the
-// best passages one edit away (a letter left out, added, changed, or two
-// neighbours swapped), when it is long enough that one edit rarely turns
-// a word into another: "Byron" is one letter from "baron".
+// A question may misspell the word its answer uses ("the Chesire Cat").
+// Full text then found no passage by that word, and the no-match verdict
+// read it as a word the library never uses, or as a name it never
+// mentions, and said the library held no answer while the best passage was
+// the answer. So before the arms run, a word of the question that no chunk
+// holds is read as a word of full text's best passages one edit away (a
+// letter left out, added, changed, or two neighbours swapped), when it is
+// long enough that one edit rarely turns a word into another: "Byron" is
+// one letter from "baron".
 const respellMinRunes = 6
 
 // passageWords are the words of some passages, folded as the index folds
@@ -32,14 +35,13 @@ type spelling struct {
 	passage int
 }
 
-// spellings returns the words of hits' headings, contexts and texts.
-func spellings(hits []Hit, chunks int) passageWords {
+// spellings returns the words of passages, in a library of chunks.
+func spellings(passages []string, chunks int) passageWords {
 	pw := passageWords{byLen: make(map[int][]spelling), chunks: chunks}
 	seen := make(map[string]bool)
-	for i, h := range hits {
+	for i, p := range passages {
 		words := make(map[string]bool)
-		text := index.FoldTerm(h.Heading + " " + h.Context + " " + h.Text)
-		for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+		for _, w := range strings.FieldsFunc(index.FoldTerm(p), func(r rune) bool { return !isWordRune(r) }) {
 			words[w] = true
 			n := utf8.RuneCountInString(w)
 			if n < respellMinRunes-1 || seen[w] || strings.ContainsFunc(w, unicode.IsDigit) {
@@ -51,6 +53,99 @@ func spellings(hits []Hit, chunks int) passageWords {
 		pw.of = append(pw.of, words)
 	}
 	return pw
+}
+
+// respellPhrasings returns the phrasings with the words they misspell (see
+// respell) as full text's best passages for them spell them, so that the
+// arms look for "cheshire" where the question said "Chesire".
+func (s *Searcher) respellPhrasings(ctx context.Context, r request) ([]string, error) {
+	n, err := s.chunkCount(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := slices.Clone(r.phrasings)
+	for i, p := range r.phrasings {
+		words := queryWords(p)
+		stems, df, err := s.wordDocs(ctx, words)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.ContainsFunc(words, func(w string) bool { return misspellable(w, stems, df) }) {
+			continue
+		}
+		q, err := s.matchExpr(ctx, p)
+		if err != nil || q.match == "" {
+			return out, err
+		}
+		hits, err := s.db.SearchFTS(ctx, q.match, r.filter, s.opts.Columns, noMatchDepth)
+		if err == nil && len(hits) == 0 && q.all != "" {
+			// The misspelled word was the only one kept (see ftsArm).
+			hits, err = s.db.SearchFTS(ctx, q.all, r.filter, s.opts.Columns, noMatchDepth)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]int64, len(hits))
+		for j, h := range hits {
+			ids[j] = h.ChunkID
+		}
+		texts, err := r.texts.get(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		var passages []string
+		for _, id := range ids {
+			if t, ok := texts[id]; ok {
+				passages = append(passages, t.String())
+			}
+		}
+		if len(passages) == 0 {
+			continue
+		}
+		if re := respell(words, stems, df, func() passageWords { return spellings(passages, n) }); len(re) > 0 {
+			out[i] = replaceWords(p, re)
+		}
+	}
+	return out, nil
+}
+
+// replaceWords returns text with each word whose lower case is a key of
+// with replaced by its value.
+func replaceWords(text string, with map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			b.WriteString(text[i : i+n])
+			i += n
+			continue
+		}
+		j := i
+		for j < len(text) {
+			r, n := utf8.DecodeRuneInString(text[j:])
+			if !isWordRune(r) {
+				break
+			}
+			j += n
+		}
+		if c, ok := with[strings.ToLower(text[i:j])]; ok {
+			b.WriteString(c)
+		} else {
+			b.WriteString(text[i:j])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// misspellable reports whether w (lower case) may be a misspelling respell
+// reads as another word: no chunk holds it, it is long enough, and it is
+// no code.
+func misspellable(w string, stems map[string]string, df map[string]int) bool {
+	if t, ok := stems[w]; ok && df[t] > 0 {
+		return false
+	}
+	return utf8.RuneCountInString(index.FoldTerm(w)) >= respellMinRunes && !strings.ContainsFunc(w, unicode.IsDigit)
 }
 
 // respell returns, for each of words (lower case, as queryWords gives
@@ -75,14 +170,11 @@ func respell(words []string, stems map[string]string, df map[string]int, near fu
 	}
 	var out map[string]string
 	for _, w := range words {
-		if t, ok := stems[w]; ok && df[t] > 0 {
+		if !misspellable(w, stems, df) {
 			continue
 		}
 		folded := index.FoldTerm(w)
 		runes := []rune(folded)
-		if len(runes) < respellMinRunes || strings.ContainsFunc(w, unicode.IsDigit) {
-			continue
-		}
 		if pw.of == nil {
 			pw = near()
 			for _, w := range words {

@@ -2,10 +2,9 @@ package retrieve
 
 import (
 	"maps"
+	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/grimoire-search/grimoire/index"
 )
 
 func TestOneEdit(t *testing.T) {
@@ -75,12 +74,11 @@ func FuzzOneEdit(f *testing.F) {
 }
 
 func TestRespell(t *testing.T) {
-	hits := []Hit{
-		{Hit: index.Hit{Chunk: index.Chunk{Text: "The Cheshire Cat grinned from the branch."}}},
-		{Hit: index.Hit{Chunk: index.Chunk{Text: "She was touching the creative work of others."}}},
-		{Hit: index.Hit{Chunk: index.Chunk{Text: "Sprechen Sie über Kätzchen?"}}},
-	}
-	pw := spellings(hits, 100)
+	pw := spellings([]string{
+		"The Cheshire Cat grinned from the branch.",
+		"She was touching the creative work of others.",
+		"Sprechen Sie über Kätzchen?",
+	}, 100)
 	// What wordDocs would give: the library holds every word of the hits,
 	// "the" in most chunks.
 	stems := func(words ...string) map[string]string {
@@ -111,5 +109,27 @@ func TestRespell(t *testing.T) {
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("%s: respell(%q) = %v, want %v", tc.name, tc.words, got, tc.want)
 		}
+	}
+}
+
+// A misspelled word finds the passage that spells it right, and the verdict
+// counts it as held.
+func TestSearchRespells(t *testing.T) {
+	w := newIndex(t, []book{{"Wonderland", "Lewis Carroll", "text", []string{
+		"The cat sat on the mat by the door.",
+		"A cat chased a mouse around the garden.",
+		"The Cheshire cat grinned from a branch and then vanished slowly.",
+		"Owls hunt mice at night.",
+		"Bees make honey from nectar.",
+		"The Queen shouted at the gardeners.",
+	}, [][]float32{unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0)}}})
+	s := New(&w.DB, nil, Options{Mode: FTS})
+	hits := search(t, s, Query{Text: "the Chesire cat"})
+	if len(hits) == 0 || !strings.Contains(hits[0].Text, "Cheshire") || NoMatch(hits) {
+		t.Fatalf("first hit %q, no_match %v", hits[0].Text, NoMatch(hits))
+	}
+	// Alone, a word one letter from another is not read as it.
+	if hits := search(t, s, Query{Text: "Chesire"}); len(hits) > 0 && strings.Contains(hits[0].Text, "Cheshire") && !NoMatch(hits) {
+		t.Errorf("a lone word was respelled: %q", hits[0].Text)
 	}
 }

@@ -366,6 +366,11 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 		return r, err
 	}
 	r.pool = max(s.opts.CandidatePool, r.limit)
+	// Before the arms, so that each looks for the words the question
+	// meant (and the vector arm embeds them).
+	if r.phrasings, err = s.respellPhrasings(ctx, r); err != nil {
+		return r, err
+	}
 	r.queryVecs = make([]func() ([]float32, error), len(r.phrasings))
 	for i, p := range r.phrasings {
 		r.queryVecs[i] = sync.OnceValues(func() ([]float32, error) {
@@ -600,13 +605,7 @@ func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) er
 	if len(hits) == 0 {
 		return nil
 	}
-	n, err := s.chunkCount(ctx)
-	if err != nil {
-		return err
-	}
-	// Read only when a question word may be misspelled.
-	near := sync.OnceValue(func() passageWords { return spellings(hits[:min(len(hits), noMatchDepth)], n) })
-	asks, err := s.questionWeights(ctx, phrasings, near)
+	asks, err := s.questionWeights(ctx, phrasings)
 	if err != nil {
 		return err
 	}
@@ -703,31 +702,17 @@ func (q weightedQuestion) coverage(have map[string]bool) float64 {
 }
 
 // questionWeights turns each phrasing into the full-text index's terms,
-// weighted by how rare they are in the library (IDF over chunks). A word
-// the library never uses is read as the word of the best passages it
-// misspells (see respell).
-func (s *Searcher) questionWeights(ctx context.Context, phrasings []string, near func() passageWords) ([]weightedQuestion, error) {
+// weighted by how rare they are in the library (IDF over chunks).
+func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]weightedQuestion, error) {
 	n, err := s.chunkCount(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []weightedQuestion
 	for _, p := range phrasings {
-		words := queryWords(p)
-		stems, df, err := s.wordDocs(ctx, words)
+		stems, df, err := s.wordDocs(ctx, queryWords(p))
 		if err != nil {
 			return nil, err
-		}
-		respelled := respell(words, stems, df, near)
-		if len(respelled) > 0 {
-			for i, w := range words {
-				if r, ok := respelled[w]; ok {
-					words[i] = r
-				}
-			}
-			if stems, df, err = s.wordDocs(ctx, words); err != nil {
-				return nil, err
-			}
 		}
 		// Sorted, so that sums over them come out the same every time.
 		terms := slices.Sorted(maps.Values(stems))
@@ -756,7 +741,7 @@ func (s *Searcher) questionWeights(ctx context.Context, phrasings []string, near
 		if q.all > 0 && n >= absentMinChunks {
 			q.absent = absent / q.all
 		}
-		if q.unknownName, err = s.namesUnknown(ctx, p, respelled); err != nil {
+		if q.unknownName, err = s.namesUnknown(ctx, p); err != nil {
 			return nil, err
 		}
 		out = append(out, q)
@@ -1081,13 +1066,9 @@ func (s *Searcher) ftsRows(ctx context.Context) (int64, float64, error) {
 }
 
 // namesUnknown reports whether a phrasing names something (see
-// tellingNames) that no chunk mentions and that is no misspelling of a word
-// the best passages hold (respelled, by the name's lower case).
-func (s *Searcher) namesUnknown(ctx context.Context, phrasing string, respelled map[string]string) (bool, error) {
-	ns := slices.DeleteFunc(tellingNames(phrasing), func(n string) bool {
-		_, ok := respelled[strings.ToLower(n)]
-		return ok
-	})
+// tellingNames) that no chunk mentions.
+func (s *Searcher) namesUnknown(ctx context.Context, phrasing string) (bool, error) {
+	ns := tellingNames(phrasing)
 	if len(ns) == 0 {
 		return false, nil
 	}
