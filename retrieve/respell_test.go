@@ -133,3 +133,18 @@ func TestSearchRespells(t *testing.T) {
 		t.Errorf("a lone word was respelled: %q", hits[0].Text)
 	}
 }
+
+func FuzzReplaceWords(f *testing.F) {
+	f.Add("Where does the Chesire Cat appear?", "chesire")
+	f.Add("É. Zola’s Nana", "zola")
+	f.Add("\xff\xfeA b", "a")
+	f.Fuzz(func(t *testing.T, text, word string) {
+		if got := replaceWords(text, nil); got != text {
+			t.Fatalf("replaceWords(%q, nil) = %q", text, got)
+		}
+		got := replaceWords(text, map[string]string{strings.ToLower(word): "cheshire"})
+		if got != text && !strings.Contains(strings.ToLower(text), strings.ToLower(word)) {
+			t.Fatalf("replaceWords(%q) changed a text without %q: %q", text, word, got)
+		}
+	})
+}
