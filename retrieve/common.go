@@ -142,14 +142,7 @@ func wordsBeginning(text string, prefixes []string) []string {
 				break
 			}
 			start := i + j
-			end := start + len(p)
-			for end < len(text) {
-				r, n := utf8.DecodeRuneInString(text[end:])
-				if !isWordRune(r) {
-					break
-				}
-				end += n
-			}
+			end := wordEnd(text, start+len(p))
 			i = end
 			if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && isWordRune(r) {
 				continue // inside a word
@@ -161,6 +154,19 @@ func wordsBeginning(text string, prefixes []string) []string {
 		}
 	}
 	return out
+}
+
+// wordEnd returns where the word that goes on at text[i] ends: the first
+// rune from i that is no word rune, or the text's end.
+func wordEnd(text string, i int) int {
+	for i < len(text) {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			break
+		}
+		i += n
+	}
+	return i
 }
 
 // isWordRune reports whether r belongs to a word, where FTS5's unicode61

@@ -32,14 +32,7 @@ func names(text string) []string {
 			i += n
 			continue
 		}
-		j := i
-		for j < len(text) {
-			r, n := utf8.DecodeRuneInString(text[j:])
-			if !isWordRune(r) {
-				break
-			}
-			j += n
-		}
+		j := wordEnd(text, i)
 		w := text[i:j]
 		words = append(words, word{w, start})
 		if utf8.RuneCountInString(w) >= 4 {

@@ -120,14 +120,7 @@ func replaceWords(text string, with map[string]string) string {
 			i += n
 			continue
 		}
-		j := i
-		for j < len(text) {
-			r, n := utf8.DecodeRuneInString(text[j:])
-			if !isWordRune(r) {
-				break
-			}
-			j += n
-		}
+		j := wordEnd(text, i)
 		if c, ok := with[strings.ToLower(text[i:j])]; ok {
 			b.WriteString(c)
 		} else {
