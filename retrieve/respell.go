@@ -74,8 +74,11 @@ func (s *Searcher) respellPhrasings(ctx context.Context, r request) ([]string, e
 			continue
 		}
 		q, err := s.matchExpr(ctx, p)
-		if err != nil || q.match == "" {
-			return out, err
+		if err != nil {
+			return nil, err
+		}
+		if q.match == "" {
+			continue
 		}
 		hits, err := s.db.SearchFTS(ctx, q.match, r.filter, s.opts.Columns, noMatchDepth)
 		if err == nil && len(hits) == 0 && q.all != "" {
@@ -142,8 +145,8 @@ func misspellable(w string, stems map[string]string, df map[string]int) bool {
 }
 
 // respell returns, for each of words (lower case, as queryWords gives
-// them) that no chunk holds, the first word of the passages one edit away
-// from it, in a passage that also holds another word of the question, one
+// them) that no chunk holds, a word of the passages one edit away from it
+// (the shortest, then the first), in a passage that also holds another word of the question, one
 // that tells passages apart (in fewer than half of the chunks) and is not
 // the word it stands for: "Chesire" is "cheshire" in a passage that says
 // "cat"; "creatine" asked alone is not "creative". stems and df are the
