@@ -80,11 +80,7 @@ func (s *Searcher) respellPhrasings(ctx context.Context, r request) ([]string, e
 		if q.match == "" {
 			continue
 		}
-		hits, err := s.db.SearchFTS(ctx, q.match, r.filter, s.opts.Columns, noMatchDepth)
-		if err == nil && len(hits) == 0 && q.all != "" {
-			// The misspelled word was the only one kept (see ftsArm).
-			hits, err = s.db.SearchFTS(ctx, q.all, r.filter, s.opts.Columns, noMatchDepth)
-		}
+		hits, _, err := s.searchFTS(ctx, q, r.filter, noMatchDepth)
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +101,7 @@ func (s *Searcher) respellPhrasings(ctx context.Context, r request) ([]string, e
 		if len(passages) == 0 {
 			continue
 		}
-		if re := respell(words, stems, df, func() passageWords { return spellings(passages, n) }); len(re) > 0 {
+		if re := respell(words, stems, df, spellings(passages, n)); len(re) > 0 {
 			out[i] = replaceWords(p, re)
 		}
 	}
@@ -146,16 +142,20 @@ func misspellable(w string, stems map[string]string, df map[string]int) bool {
 
 // respell returns, for each of words (lower case, as queryWords gives
 // them) that no chunk holds, a word of the passages one edit away from it
-// (the shortest, then the first), in a passage that also holds another word of the question, one
-// that tells passages apart (in fewer than half of the chunks) and is not
-// the word it stands for: "Chesire" is "cheshire" in a passage that says
-// "cat"; "creatine" asked alone is not "creative". stems and df are the
-// words' terms and their chunk counts (wordDocs). Words with digits are
-// codes, where one character makes another thing ("H3", "H4"), and are
-// left as they are.
-func respell(words []string, stems map[string]string, df map[string]int, near func() passageWords) map[string]string {
-	var pw passageWords
+// (the shortest, then the first), in a passage that also holds another
+// word of the question, one that tells passages apart (in fewer than half
+// of the chunks) and is not the word it stands for: "Chesire" is
+// "cheshire" in a passage that says "cat"; "creatine" asked alone is not
+// "creative". stems and df are the words' terms and their chunk counts
+// (wordDocs). Words with digits are codes, where one character makes
+// another thing ("H3", "H4"), and are left as they are.
+func respell(words []string, stems map[string]string, df map[string]int, pw passageWords) map[string]string {
 	var telling []string
+	for _, w := range words {
+		if t, ok := stems[w]; ok && df[t] > 0 && 2*df[t] <= pw.chunks {
+			telling = append(telling, index.FoldTerm(w))
+		}
+	}
 	supported := func(passage int, typo, word string) bool {
 		for _, w := range telling {
 			if w != typo && w != word && pw.of[passage][w] {
@@ -171,14 +171,6 @@ func respell(words []string, stems map[string]string, df map[string]int, near fu
 		}
 		folded := index.FoldTerm(w)
 		runes := []rune(folded)
-		if pw.of == nil {
-			pw = near()
-			for _, w := range words {
-				if t, ok := stems[w]; ok && df[t] > 0 && 2*df[t] <= pw.chunks {
-					telling = append(telling, index.FoldTerm(w))
-				}
-			}
-		}
 	search:
 		for n := len(runes) - 1; n <= len(runes)+1; n++ {
 			for _, c := range pw.byLen[n] {

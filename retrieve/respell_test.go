@@ -105,7 +105,7 @@ func TestRespell(t *testing.T) {
 		{"a word the library holds", []string{"cat", "branch"}, nil},
 	}
 	for _, tc := range tests {
-		got := respell(tc.words, stems(tc.words...), df, func() passageWords { return pw })
+		got := respell(tc.words, stems(tc.words...), df, pw)
 		if !maps.Equal(got, tc.want) {
 			t.Errorf("%s: respell(%q) = %v, want %v", tc.name, tc.words, got, tc.want)
 		}

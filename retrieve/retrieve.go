@@ -803,13 +803,8 @@ func (s *Searcher) ftsArm(ctx context.Context, r request) ([][]index.FTSHit, err
 			lists = append(lists, nil) // one list per phrasing, in order
 			continue
 		}
-		hits, err := s.db.SearchFTS(ctx, q.match, r.filter, s.opts.Columns, r.pool)
-		switch {
-		case err == nil && len(hits) == 0 && q.all != "":
-			// The words left out were the only ones found (a tiny
-			// library, where every word is common).
-			hits, err = s.db.SearchFTS(ctx, q.all, r.filter, s.opts.Columns, r.pool)
-		case err == nil && len(q.common) > 0:
+		hits, all, err := s.searchFTS(ctx, q, r.filter, r.pool)
+		if err == nil && !all && len(q.common) > 0 {
 			hits, err = s.scoreCommon(ctx, r.texts, hits, q.common)
 		}
 		if err != nil {
@@ -818,6 +813,19 @@ func (s *Searcher) ftsArm(ctx context.Context, r request) ([][]index.FTSHit, err
 		lists = append(lists, hits)
 	}
 	return lists, nil
+}
+
+// searchFTS ranks q's match with BM25, up to pool hits; when that finds
+// nothing, and words were left out of it, all of q's words: the words left
+// out were the only ones found (a tiny library, where every word is
+// common). all says the second ran.
+func (s *Searcher) searchFTS(ctx context.Context, q ftsQuery, filter index.BookFilter, pool int) (hits []index.FTSHit, all bool, err error) {
+	hits, err = s.db.SearchFTS(ctx, q.match, filter, s.opts.Columns, pool)
+	if err == nil && len(hits) == 0 && q.all != "" {
+		hits, err = s.db.SearchFTS(ctx, q.all, filter, s.opts.Columns, pool)
+		return hits, true, err
+	}
+	return hits, false, err
 }
 
 // vectorArm ranks each phrasing, given by its query vector, by cosine
