@@ -98,10 +98,11 @@ func (q BookQuestion) check() error {
 
 // Passage is what judging a book question needs of one search hit.
 type Passage struct {
-	// Paths are the files that hold the hit's book; Anchor is where in it
-	// the hit is, which names the file when a folder is read as one book.
-	Paths  []string
-	Anchor string
+	// Paths are the files that hold the hit's book, and those of the
+	// other books it is also in; Anchors are where in them the hit is,
+	// which names the file when a folder is read as one book.
+	Paths   []string
+	Anchors []string
 	// Chapter and Section are the titles the engine gives the hit's place.
 	Chapter, Section string
 	// Text is the passage itself.
@@ -190,20 +191,20 @@ func (j *BookJudge) Judge(hits []Passage) BookResult {
 }
 
 // FromBook reports whether a hit comes from the question's book or one of
-// its other editions: a path of the hit's book ends in the file's name, or
-// its anchor names the file (a Markdown file inside a book made of a
-// folder).
+// its other editions: a path of a book that holds the hit ends in the
+// file's name, or an anchor of the hit names the file (a Markdown file
+// inside a book made of a folder).
 func (j *BookJudge) FromBook(h Passage) bool {
-	anchorFile, _, _ := strings.Cut(h.Anchor, "#")
-	anchorFile = strings.ReplaceAll(anchorFile, `\`, "/")
 	for _, f := range j.files {
 		for _, p := range h.Paths {
 			if endsWithPath(strings.ReplaceAll(p, `\`, "/"), f) {
 				return true
 			}
 		}
-		if anchorFile != "" && endsWithPath(anchorFile, f) {
-			return true
+		for _, a := range h.Anchors {
+			if a, _, _ = strings.Cut(a, "#"); a != "" && endsWithPath(strings.ReplaceAll(a, `\`, "/"), f) {
+				return true
+			}
 		}
 	}
 	return false

@@ -71,7 +71,7 @@ func TestBookJudge(t *testing.T) {
 		{"the right chapter without the quote", []Passage{pig("/lib/text/11-0.txt", "The Duchess sang."), other, pig("/lib/text/11-0.txt", answer)}, BookResult{Answer: 3, Chapter: 1}},
 		{"a book of another name", []Passage{pig("/lib/text/x11-0.txt", answer)}, BookResult{}},
 		{"a path among several", []Passage{{Paths: []string{"/a/copy.txt", "/lib/text/11-0.txt"}, Text: answer}}, BookResult{Answer: 1}},
-		{"the anchor names the file of a folder book", []Passage{{Paths: []string{"/lib/alice"}, Anchor: "text/11-0.txt#L40", Text: answer}}, BookResult{Answer: 1}},
+		{"the anchor names the file of a folder book", []Passage{{Paths: []string{"/lib/alice"}, Anchors: []string{"text/11-0.txt#L40"}, Text: answer}}, BookResult{Answer: 1}},
 		{"ranks past five", append(repeat(other, 5), pig("/lib/text/11-0.txt", answer)), BookResult{Answer: 6, Chapter: 6}},
 		{"nothing", nil, BookResult{}},
 	}

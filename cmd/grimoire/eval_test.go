@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/eval"
+	"github.com/grimoire-search/grimoire/retrieve"
 )
 
 // tinyBooks writes a library of two Markdown books and three questions
@@ -197,5 +198,25 @@ func TestEvalBEIR(t *testing.T) {
 		if (r.Mode == eval.ModeBM25) != (r.NoMatch == nil) {
 			t.Errorf("%s: no_match %v; only bm25 has no verdict", r.Mode, r.NoMatch)
 		}
+	}
+}
+
+// A hit from one edition that lists, under also_in, the Markdown file of a
+// book made of a folder counts for a question about that file: its anchor
+// names it.
+func TestPassagesCountAlsoInAnchors(t *testing.T) {
+	q := eval.BookQuestion{ID: "q1", Kind: eval.Keyword, Book: "ch03.md",
+		Evidence: []string{"a pure function is a function without side effects"}}
+	hit := retrieve.HitView{
+		PlaceView: retrieve.PlaceView{Path: "/lib/docx/guide.docx", Paths: []string{"/lib/docx/guide.docx"}, Anchor: "p73"},
+		Text:      "A pure function is a function without side effects.",
+		AlsoIn:    []retrieve.PlaceView{{Path: "/lib/markdown/guide", Paths: []string{"/lib/markdown/guide"}, Anchor: "ch03.md#L5"}},
+	}
+	if got := eval.NewBookJudge(q).Judge(passages([]retrieve.HitView{hit})); got.Answer != 1 {
+		t.Errorf("answer at %d, want 1", got.Answer)
+	}
+	hit.AlsoIn[0].Anchor = "ch04.md#L5"
+	if got := eval.NewBookJudge(q).Judge(passages([]retrieve.HitView{hit})); got.Answer != 0 {
+		t.Errorf("answer at %d for another file, want none", got.Answer)
 	}
 }

@@ -75,15 +75,18 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 func passages(hits []retrieve.HitView) []eval.Passage {
 	out := make([]eval.Passage, len(hits))
 	for i, h := range hits {
-		var paths []string
+		p := eval.Passage{Chapter: h.Chapter, Section: h.Section, Text: h.Text}
 		for _, v := range append([]retrieve.HitView{h}, h.Elsewhere()...) {
 			if len(v.Paths) > 0 {
-				paths = append(paths, v.Paths...)
+				p.Paths = append(p.Paths, v.Paths...)
 			} else if v.Path != "" {
-				paths = append(paths, v.Path)
+				p.Paths = append(p.Paths, v.Path)
+			}
+			if v.Anchor != "" {
+				p.Anchors = append(p.Anchors, v.Anchor)
 			}
 		}
-		out[i] = eval.Passage{Paths: paths, Anchor: h.Anchor, Chapter: h.Chapter, Section: h.Section, Text: h.Text}
+		out[i] = p
 	}
 	return out
 }
@@ -134,7 +137,7 @@ func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []ev
 				return err
 			}
 			for _, k := range cs {
-				p := eval.Passage{Paths: b.Paths, Anchor: k.Anchor, Text: k.Text}
+				p := eval.Passage{Paths: b.Paths, Anchors: []string{k.Anchor}, Text: k.Text}
 				if !j.FromBook(p) {
 					continue
 				}
