@@ -3,7 +3,8 @@
 # by side: SciFact dev and NFCorpus dev (nDCG@10, recall@10, recall@100,
 # MRR and the false no-match rate, per mode, beside the plain BM25
 # baseline) and the book questions (answer@1/@5/@10, chapter@5, MRR and the
-# no-match rate, per kind and mode).
+# no-match rate, per kind and mode); beside them, bench/definitions.jsonl,
+# questions asking what something is, about the same books.
 #
 #   bench/eval.sh                            # print the tables
 #   OUT=bench/results/NAME bench/eval.sh     # and keep each query's outcome
@@ -11,7 +12,8 @@
 #
 # SETS="scifact books" runs fewer sets, MODES=hybrid,fts fewer modes;
 # SPLIT=train runs the BEIR train queries (a check that nothing was fitted
-# to dev; the book questions have no train half and are left out).
+# to dev; the book questions and definitions have no train half and are
+# left out).
 #
 # The libraries and their indexes stay in CACHE between runs, keyed by the
 # sources that decide what an index holds: after a change to retrieval
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/.."
 corpus=${CORPUS:-../shared/corpus}
 split=${SPLIT:-dev}
 modes=${MODES:-hybrid,fts,vector,bm25}
-sets=${SETS:-scifact nfcorpus books}
+sets=${SETS:-scifact nfcorpus books definitions}
 out=${OUT:-}
 # The corpus holds scanned and encrypted PDFs that fail on purpose; eval
 # counts them, and the log need not list them again.
@@ -72,6 +74,8 @@ run() { # name, modes, eval arguments...
 	fi
 }
 
+# bm25 is a baseline of one row per document: BEIR only.
+bookmodes=$(echo "$modes" | tr ',' '\n' | grep -vx bm25 | paste -sd, - || true)
 for set in $sets; do
 	case $set in
 	scifact | nfcorpus)
@@ -79,8 +83,6 @@ for set in $sets; do
 		;;
 	books)
 		qa="$corpus/qa/books-$split.jsonl"
-		# bm25 is a baseline of one row per document: BEIR only.
-		bookmodes=$(echo "$modes" | tr ',' '\n' | grep -vx bm25 | paste -sd, - || true)
 		if [ ! -f "$qa" ] || [ -z "$bookmodes" ]; then
 			echo "books: no $qa or no mode for it; left out" >&2
 			continue
@@ -89,8 +91,17 @@ for set in $sets; do
 		# out); its index lives in the cache, never in the corpus.
 		run books "$bookmodes" --books "$qa" --library "$corpus/books" --workdir "$cache/books"
 		;;
+	definitions)
+		# Questions that ask what something is, about the same books
+		# (bench/definitions.jsonl); they have no train half.
+		if [ "$split" != dev ] || [ -z "$bookmodes" ]; then
+			echo "definitions: no $split half or no mode for it; left out" >&2
+			continue
+		fi
+		run definitions "$bookmodes" --books bench/definitions.jsonl --library "$corpus/books" --workdir "$cache/books"
+		;;
 	*)
-		echo "unknown set $set (scifact, nfcorpus, books)" >&2
+		echo "unknown set $set (scifact, nfcorpus, books, definitions)" >&2
 		exit 2
 		;;
 	esac

@@ -96,10 +96,12 @@ type rerankScores struct {
 
 // rerank re-orders full text's candidates for one phrasing, best first, by
 //
-//	bm25/best bm25 + wv·cosine + ws·subword
+//	bm25/best bm25 + wv·cosine + ws·subword (+ definitionWeight)
 //
 // with cosine (query vector against the chunk's) and subword (the TF-IDF
-// cosine of their character n-grams) each scaled to 0–1 over the candidates.
+// cosine of their character n-grams) each scaled to 0–1 over the candidates,
+// and definitionWeight for a passage that defines what the question asks to
+// be defined (see definedTerm).
 // BM25 decides; the other two break its near-ties, and reward a passage that
 // says the question's words in other forms ("prognostic" for "prognosis",
 // "IL6" for "IL-6") or misspelled. The passages after the first few
@@ -151,8 +153,13 @@ func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qv
 	// Editions of one book hold the same passages: each text's sub-words
 	// are weighed once.
 	subOf := make(map[string]float64, len(hits))
+	term := definedTerm(text)
+	def := make([]float64, len(hits))
 	for i, h := range hits {
 		c := texts[h.ChunkID]
+		if term != nil && defines(sentenceWords(c.Text), term) {
+			def[i] = definitionWeight
+		}
 		passage := c.String()
 		if v, ok := subOf[passage]; ok {
 			sub[i] = v
@@ -189,7 +196,7 @@ func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qv
 	}
 	score := make([]float64, len(hits))
 	for i, h := range hits {
-		score[i] = h.Score/best + cosW*scaled(cos[i], cosLo, cosHi) + rerankSubwordWeight*scaled(sub[i], subLo, subHi)
+		score[i] = h.Score/best + cosW*scaled(cos[i], cosLo, cosHi) + rerankSubwordWeight*scaled(sub[i], subLo, subHi) + def[i]
 	}
 	lendToFollowers(hits, score)
 	out := make([]ranked, len(hits))
