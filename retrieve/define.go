@@ -89,8 +89,12 @@ func definedTerm(question string) []string {
 	if len(words) >= 4 && words[0] == "what" && (words[1] == "does" || words[1] == "do") && slices.Contains(words, "mean") {
 		return termFrom(words[2:])
 	}
-	// "How does Ishmael define a whale?": the term follows "define".
+	// "How does Ishmael define a whale?": the term follows "define". "How
+	// do I define a struct?" asks how to write one.
 	if i := slices.Index(words, "define"); i > 0 && (slices.Contains(words[:i], "how") || slices.Contains(words[:i], "what")) {
+		if slices.ContainsFunc(words[:i], func(w string) bool { return w == "i" || w == "we" || w == "you" || w == "to" }) {
+			return nil
+		}
 		return termFrom(words[i+1:])
 	}
 	for _, o := range definitionOpeners {

@@ -27,6 +27,8 @@ func TestDefinedTerm(t *testing.T) {
 		{"What is the name of Don Quixote's horse?", nil},
 		{"What was the strange band around the dead doctor's head?", nil},
 		{"Why did Hans swap his goose?", nil},
+		{"How do I define a struct in Rust?", nil},
+		{"How to define a function?", nil},
 		{"What is?", nil},
 		{"pure function", nil},
 		{"", nil},
