@@ -14,8 +14,8 @@ import (
 // table of contents of an FB2 is its sections: Tom Sawyer has 36 titled
 // ones, a notes body and an annotation, and a title over the sections
 // that keeps its epigraph; calibre's Pride and Prejudice has 15 untitled
-// sections, one per file of the EPUB it was made from; the test book has
-// two and an annotation.
+// sections, one per file of the EPUB it was made from, which hold its 61
+// chapters under bold headings; the test book has two and an annotation.
 var corpusBooks = []struct {
 	file     string
 	title    string
@@ -25,7 +25,7 @@ var corpusBooks = []struct {
 	some     []string
 }{
 	{"tom-sawyer.fb2", "The Adventures of Tom Sawyer", "Mark Twain", "en", 39, []string{"Annotation", "PREFACE", "CHAPTER I", "CHAPTER XXXV", "Примечания"}},
-	{"pg1342.fb2", "Pride and Prejudice", "Jane Austen", "en", 15, []string{"Chapter 7", "Chapter 60"}},
+	{"pg1342.fb2", "Pride and Prejudice", "Jane Austen", "en", 63, []string{"Chapter 1", "Chapter 7", "Chapter 39", "Chapter 61"}},
 	{"opds-testbook.fb2.zip", "Test Book", "Test Author", "en", 3, []string{"Annotation", "Sample FB2 book", "This is a title"}},
 }
 

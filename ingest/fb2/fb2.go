@@ -1,6 +1,7 @@
 // Package fb2 parses a FictionBook 2 book (.fb2, or .fb2.zip: a zip holding
 // one) into the format-neutral tree of package doc. The book's nested
-// <section> elements and their <title>s are its table of contents; the
+// <section> elements and their <title>s are its table of contents (in an
+// untitled section, bold lines that name chapters head chapters too); the
 // description's title-info gives the title, authors, language, genres,
 // keywords and series, its publish-info the publisher, year and ISBN, and its
 // annotation becomes a first chapter. Notes bodies become a chapter of
@@ -193,9 +194,25 @@ type parser struct {
 	notePrefix string
 	noteAnchor string
 	quotes     int // open epigraphs, cites, poems
-	row        []string
-	rows       []string
-	lineID     string // the id of the open line element
+	// divisions are the open sections, innermost last.
+	divisions []division
+	// strong counts the open <strong> elements in the running line;
+	// plain says the line has text outside them.
+	strong int
+	plain  bool
+	// lines counts the lines since the last heading.
+	lines  int
+	row    []string
+	rows   []string
+	lineID string // the id of the open line element
+}
+
+// division is an open section: its heading's level and anchor, and
+// whether it has no title of its own.
+type division struct {
+	level    int
+	anchor   string
+	untitled bool
 }
 
 // heading is a body's or section's heading, held until its title is read
@@ -335,12 +352,13 @@ func (p *parser) start(t xml.StartElement) {
 		}
 		p.sections = append(p.sections, 0)
 		p.pending = &heading{level: len(p.sections) - 1, anchor: anchor}
+		p.divisions = append(p.divisions, division{level: len(p.sections) - 1, anchor: anchor, untitled: true})
 	case kindTitle:
 		p.closeLine()
 		p.titleParts = p.titleParts[:0]
 	case kindAnnot:
 		p.closeLine()
-		p.b.Heading(1, "Annotation", "#annotation")
+		p.heading(1, "Annotation", "#annotation")
 	case kindQuote:
 		p.beforeText()
 		p.closeLine()
@@ -355,6 +373,7 @@ func (p *parser) start(t xml.StartElement) {
 		p.beforeText()
 		p.closeLine()
 		p.lineID = attr(t, "id")
+		p.strong, p.plain = 0, false
 	case kindAuthor:
 		p.author = [4]string{}
 	case kindField:
@@ -362,6 +381,9 @@ func (p *parser) start(t xml.StartElement) {
 	case kindOther:
 		if (name == "empty-line" || name == "image") && !p.within(kindText) && !p.within(kindCell) {
 			p.closeLine()
+		}
+		if name == "strong" && p.within(kindText) {
+			p.strong++
 		}
 	}
 	p.stack = append(p.stack, frame{name: name, kind: k})
@@ -471,6 +493,9 @@ func (p *parser) end() {
 		if len(p.sections) > 0 {
 			p.sections = p.sections[:len(p.sections)-1]
 		}
+		if len(p.divisions) > 0 {
+			p.divisions = p.divisions[:len(p.divisions)-1]
+		}
 	case kindBody:
 		p.closeLine()
 		p.settlePending()
@@ -489,15 +514,25 @@ func (p *parser) end() {
 		case p.pending != nil:
 			h := p.pending
 			p.pending = nil
-			p.b.Heading(h.level, title, h.anchor)
+			p.heading(h.level, title, h.anchor)
+			if title != "" && len(p.divisions) > 0 && !h.body {
+				p.divisions[len(p.divisions)-1].untitled = false
+			}
 		default:
 			// A second title, or one after the text began: a line.
 			p.b.Line(p.lineKind(), title, "")
+			p.lines++
 		}
 	case kindQuote:
 		p.closeLine()
 		p.quotes--
 	case kindText:
+		if p.headingLine() {
+			d := p.divisions[len(p.divisions)-1]
+			p.heading(d.level, p.take(), d.anchor)
+			p.lineID = ""
+			break
+		}
 		p.closeLine()
 	case kindCell:
 		p.row = append(p.row, p.take())
@@ -511,6 +546,7 @@ func (p *parser) end() {
 		p.closeLine()
 		if len(p.rows) > 0 {
 			p.b.Block(doc.Block{Kind: doc.Table, Text: strings.Join(p.rows, "\n")})
+			p.lines++
 		}
 		p.rows = p.rows[:0]
 	case kindField:
@@ -520,7 +556,26 @@ func (p *parser) end() {
 		p.addAuthor()
 	case kindAnnot:
 		p.closeLine()
+	case kindOther:
+		if f.name == "strong" && p.strong > 0 {
+			p.strong--
+		}
 	}
+}
+
+// headingLine reports whether the line that ends is a chapter's heading
+// inside an untitled section: a paragraph all in bold that names a
+// division ("Chapter 39"), after the section's first line. Converters
+// that cut a book into sections by size, not by chapter (calibre's FB2
+// output of an EPUB does), put the chapters' headings there; read as
+// text, every chapter in a section would be cited by the first one's
+// name.
+func (p *parser) headingLine() bool {
+	if p.plain || p.notes || p.quotes > 0 || p.lines == 0 || len(p.divisions) == 0 ||
+		!p.divisions[len(p.divisions)-1].untitled || p.within(kindTitle) || p.within(kindCell) {
+		return false
+	}
+	return namesDivision(xhtml.Collapse(p.text.String()))
 }
 
 func (p *parser) chars(c xml.CharData) {
@@ -539,6 +594,9 @@ func (p *parser) chars(c xml.CharData) {
 	}
 	if p.text.Len() == 0 {
 		p.beforeText()
+	}
+	if p.strong == 0 && len(bytes.TrimSpace(c)) > 0 {
+		p.plain = true
 	}
 	p.text.Write(c)
 }
@@ -562,10 +620,10 @@ func (p *parser) emitPending() {
 	}
 	p.pending = nil
 	if h.body {
-		p.b.Heading(1, "", "")
+		p.heading(1, "", "")
 		return
 	}
-	p.b.Heading(h.level, h.title, h.anchor)
+	p.heading(h.level, h.title, h.anchor)
 }
 
 // settlePending emits the heading that waits for its title, untitled, where
@@ -617,6 +675,13 @@ func (p *parser) closeLine() {
 		p.notePrefix = ""
 	}
 	p.b.Line(p.lineKind(), line, anchor)
+	p.lines++
+}
+
+// heading starts a division, and counts the lines from it.
+func (p *parser) heading(level int, title, anchor string) {
+	p.b.Heading(level, title, anchor)
+	p.lines = 0
 }
 
 func (p *parser) lineKind() doc.BlockKind {
@@ -715,4 +780,43 @@ func (p *parser) addAuthor() {
 		}
 	}
 	p.authors = append(p.authors, name)
+}
+
+// divisionLabels are the words that open a chapter's heading, folded to
+// lower case, in the languages FB2 books are most often in.
+var divisionLabels = map[string]bool{
+	"chapter": true, "book": true, "part": true, "volume": true, "letter": true, "act": true,
+	"scene": true, "canto": true, "stave": true, "prologue": true, "epilogue": true, "preface": true,
+	"introduction": true, "appendix": true, "afterword": true, "foreword": true,
+	"chapitre": true, "livre": true, "partie": true, "kapitel": true, "teil": true, "buch": true,
+	"capítulo": true, "capitolo": true, "libro": true, "parte": true,
+	"глава": true, "часть": true, "книга": true, "том": true, "пролог": true, "эпилог": true, "предисловие": true,
+}
+
+// maxDivisionTitle is the longest line, in runes, read as a chapter's
+// heading.
+const maxDivisionTitle = 80
+
+// namesDivision reports whether a line reads as a chapter's heading: it
+// opens with a division's label ("Chapter 39", "BOOK ONE: 1805",
+// "Глава 3") or a chapter's number ("XIV. The Trial", "12"), and is
+// short.
+func namesDivision(line string) bool {
+	words := strings.Fields(line)
+	if len(words) == 0 || len([]rune(line)) > maxDivisionTitle {
+		return false
+	}
+	first := strings.ToLower(strings.TrimRight(words[0], ".:—–-"))
+	if divisionLabels[first] {
+		return true
+	}
+	if _, err := strconv.Atoi(first); err == nil {
+		return true
+	}
+	return isRoman(first) && (len(words) == 1 || strings.HasSuffix(words[0], "."))
+}
+
+// isRoman reports whether s, lower case, is a Roman numeral's letters.
+func isRoman(s string) bool {
+	return s != "" && strings.Trim(s, "ivxlcdm") == ""
 }

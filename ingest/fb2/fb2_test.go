@@ -115,6 +115,23 @@ func TestSections(t *testing.T) {
 			want: "Chapter 7\n\n",
 		},
 		{
+			name: "bold chapter headings in an untitled section are chapters",
+			body: `<section><p><strong>Chapter 7</strong></p><p>a</p><p><strong>Chapter 8</strong></p><p>b</p>
+<p><strong>XIV. The Trial</strong></p><p>c</p></section><section><p><strong>Chapter 15</strong></p><p>d</p></section>`,
+			want: "Chapter 7\nChapter 8\nXIV. The Trial\nChapter 15\n",
+		},
+		{
+			name: "but not bold lines that name no division, nor a bold start of a line",
+			body: `<section><p><strong>Chapter 7</strong></p><p>a</p><p><strong>Stop!</strong></p>
+<p><strong>Chapter 8</strong> began at dawn.</p><p>b</p></section>`,
+			want: "Chapter 7\n",
+		},
+		{
+			name: "nor in a section with a title",
+			body: `<section><title><p>Part One</p></title><p>a</p><p><strong>Chapter 8</strong></p><p>b</p></section>`,
+			want: "Part One\n",
+		},
+		{
 			name: "text before the first section is a division of its own",
 			body: `<p>Front matter.</p><section><title><p>I</p></title><p>a</p></section>`,
 			want: "Front matter.\nI\n",
