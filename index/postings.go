@@ -573,7 +573,23 @@ SELECT (SELECT count(*) FROM fts_book f LEFT JOIN book b ON b.id = f.book_id WHE
 		return fmt.Errorf("postings check: %w", err)
 	}
 	if unready > 0 {
-		return fmt.Errorf("postings check: %d books that are not ready have postings", unready)
+		var which []string
+		rows, err := d.db.QueryContext(ctx, `
+SELECT f.book_id, coalesce(b.status, 'deleted') FROM fts_book f LEFT JOIN book b ON b.id = f.book_id
+WHERE b.status IS NOT 'ready' ORDER BY f.book_id LIMIT 10`)
+		if err != nil {
+			return fmt.Errorf("postings check: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var status string
+			if err := rows.Scan(&id, &status); err != nil {
+				return fmt.Errorf("postings check: %w", err)
+			}
+			which = append(which, fmt.Sprintf("book %d (%s)", id, status))
+		}
+		return fmt.Errorf("postings check: %d books that are not ready have postings: %s", unready, strings.Join(which, ", "))
 	}
 	if !rowsMatch {
 		return fmt.Errorf("postings check: the rows of postings are not those the books list")

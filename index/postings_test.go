@@ -461,3 +461,20 @@ func TestBookTextIndexedAsOneSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Postings of a book that is not ready are damage: the health check names
+// the book and its state.
+func TestCheckNamesBooksWithStrayPostings(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	storeChunks(t, w, "alpha", []string{"the white whale"})
+	if err := w.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.Exec(`INSERT INTO fts_book(book_id, terms) VALUES (999, '[]')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), "book 999 (deleted)") {
+		t.Errorf("Check with the postings of a deleted book: %v", err)
+	}
+}
