@@ -240,8 +240,17 @@ func (t *Tx) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
 	if left > 0 {
 		return 0, fmt.Errorf("finish book %d: %d chunks are not embedded yet", id, left)
 	}
-	if _, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id); err != nil {
+	res, err := t.tx.ExecContext(ctx, `UPDATE book SET status = 'ready', error = '', ready_at = ? WHERE id = ?`, t.now, id)
+	if err != nil {
 		return 0, fmt.Errorf("finish book %d: %w", id, err)
+	}
+	// A book pruned while it was ingested (its file edited or removed)
+	// has no chunks left to wait for; postings written for it would
+	// outlive it, since the triggers that drop them have fired already.
+	if n, err := res.RowsAffected(); err != nil {
+		return 0, fmt.Errorf("finish book %d: %w", id, err)
+	} else if n == 0 {
+		return 0, Errorf(NotFound, "finish book %d: it is no longer in the index", id)
 	}
 	if err := t.writePostings(ctx, id); err != nil {
 		return 0, err

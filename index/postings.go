@@ -206,13 +206,8 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 		touched = touched[:0]
 	}
 	// Postings written before (a book made ready twice) give way.
-	for _, q := range []string{
-		`DELETE FROM fts_posting WHERE shard = ?2 AND book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
-		`DELETE FROM fts_book WHERE book_id = ?1`,
-	} {
-		if _, err := t.tx.ExecContext(ctx, q, id, shardOf(id)); err != nil {
-			return fmt.Errorf("postings of book %d: %w", id, err)
-		}
+	if err := t.dropPostings(ctx, id); err != nil {
+		return err
 	}
 	// Rows go in postingsPerInsert at a time, in the table's order: one
 	// statement a row costs more than the row, and B-tree pages filled
@@ -263,6 +258,9 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 // transaction, until none is left or ctx ends. It returns how many books
 // it wrote. Searches use the postings once every ready book has them.
 func (w *Writer) WritePostings(ctx context.Context) (int, error) {
+	if err := w.dropStrayPostings(ctx); err != nil {
+		return 0, err
+	}
 	done := 0
 	for {
 		if err := ctx.Err(); err != nil {
@@ -283,6 +281,53 @@ AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id L
 		}
 		done++
 	}
+}
+
+// dropStrayPostings drops the postings of books that are not ready, or
+// gone: an older grimoire wrote them for a book pruned while it was
+// ingested, which no trigger would drop. Searches would rank with FTS5
+// alone for as long as they stayed, since the books with postings would
+// no longer be the ready ones.
+func (w *Writer) dropStrayPostings(ctx context.Context) error {
+	return w.Update(ctx, func(t *Tx) error {
+		rows, err := t.tx.QueryContext(ctx, `
+SELECT f.book_id FROM fts_book f LEFT JOIN book b ON b.id = f.book_id WHERE b.status IS NOT 'ready'`)
+		if err != nil {
+			return fmt.Errorf("stray postings: %w", err)
+		}
+		var stray []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return fmt.Errorf("stray postings: %w", err)
+			}
+			stray = append(stray, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("stray postings: %w", err)
+		}
+		for _, id := range stray {
+			if err := t.dropPostings(ctx, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// dropPostings drops the postings of book id, as the triggers do.
+func (t *Tx) dropPostings(ctx context.Context, id int64) error {
+	for _, q := range []string{
+		`DELETE FROM fts_posting WHERE shard = ?2 AND book_id = ?1 AND term IN (SELECT value FROM json_each((SELECT terms FROM fts_book WHERE book_id = ?1)))`,
+		`DELETE FROM fts_book WHERE book_id = ?1`,
+	} {
+		if _, err := t.tx.ExecContext(ctx, q, id, shardOf(id)); err != nil {
+			return fmt.Errorf("postings of book %d: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // DropPostings forgets every book's postings, for WritePostings to write

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -464,7 +465,7 @@ func TestBookTextIndexedAsOneSegment(t *testing.T) {
 
 // Postings of a book that is not ready are damage: the health check names
 // the book and its state.
-func TestCheckNamesBooksWithStrayPostings(t *testing.T) {
+func TestStrayPostingsAreNamedAndDropped(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
 	storeChunks(t, w, "alpha", []string{"the white whale"})
@@ -476,5 +477,47 @@ func TestCheckNamesBooksWithStrayPostings(t *testing.T) {
 	}
 	if err := w.Check(ctx); err == nil || !strings.Contains(err.Error(), "book 999 (deleted)") {
 		t.Errorf("Check with the postings of a deleted book: %v", err)
+	}
+	wt := FTSWeights{Heading: 3, Context: 1, Text: 1}
+	if _, ok, _ := w.rankPostings(ctx, `"whale"`, wt, 0, 1000, 10); ok {
+		t.Error("postings answer while they are not the ready books'")
+	}
+	// The next ingest run drops them.
+	if _, err := w.WritePostings(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Error(err)
+	}
+	if _, ok, _ := w.rankPostings(ctx, `"whale"`, wt, 0, 1000, 10); !ok {
+		t.Error("postings do not answer once the stray ones are dropped")
+	}
+}
+
+// A book pruned while it is ingested (its file edited or removed) cannot be
+// finished: finishing it would leave postings that nothing drops.
+func TestFinishBookPrunedMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := put(t, w, "/lib/a.txt", "a book", Hash{})
+	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
+	if err != nil || len(books) != 1 {
+		t.Fatalf("book: %v %v", books, err)
+	}
+	id := books[0].ID
+	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: "the white whale", ChunkCount: 1}}}}
+	k := []Chunk{{Index: 0, Heading: "a › One", Text: "the white whale", State: ChunkContextualized}}
+	if err := w.StoreParsed(ctx, id, BookMeta{Title: "a", SourceType: "text"}, ch, k); err != nil {
+		t.Fatal(err)
+	}
+	if n := remove(t, w, "/lib/a.txt"); n != 1 {
+		t.Fatalf("pruned %d books, want 1", n)
+	}
+	_, err = w.FinishBook(ctx, id)
+	if !errors.Is(err, ErrNotFound) {
+		t.Errorf("FinishBook of a pruned book: %v, want not found", err)
+	}
+	if err := w.Check(ctx); err != nil {
+		t.Error(err)
 	}
 }

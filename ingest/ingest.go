@@ -351,15 +351,15 @@ func (p *pipeline) failed(b index.Book, failures []index.Failure) {
 }
 
 // vanished reports whether a book disappeared under us: a reconcile running
-// beside ingest (watch) prunes a book whose file changed again mid-ingest;
-// its successor is queued.
+// beside ingest (watch) prunes a book whose file was removed, or changed
+// again mid-ingest (its successor is queued).
 func (p *pipeline) vanished(ctx context.Context, b index.Book) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	exists, err := p.w.BookExists(ctx, b.ID)
 	if err == nil && !exists {
-		p.log.Info("book replaced while it was ingested", "book", b.Slug)
+		p.log.Info("book removed or replaced while it was ingested", "book", b.Slug)
 		return true
 	}
 	return false

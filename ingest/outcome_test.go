@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -92,4 +93,45 @@ func TestRunTellsEachBookAndItsStages(t *testing.T) {
 			t.Errorf("told %q, want %q", told, want)
 		}
 	})
+}
+
+// TestBookRemovedWhileEmbeddedIsLeftOut removes a book's file once its
+// last vectors are stored, before it is made ready, as a watcher's
+// reconcile does while ingest runs: the run goes on without it, counts
+// it as neither ingested nor failed, and leaves the index consistent.
+func TestBookRemovedWhileEmbeddedIsLeftOut(t *testing.T) {
+	l := newTestLibrary(t)
+	path := l.write("big.md", bigBook())
+	l.write("small.md", []byte("# Small Book\n\nThe aardvark digs.\n"))
+	l.reconcile()
+	removed := false
+	opts := Options{
+		Embedder: embed.NewBuiltin(),
+		Progress: func(p Progress) {
+			if removed || p.Stage != StageEmbedding || p.ChunksTotal == 0 || p.ChunksDone < p.ChunksTotal {
+				return
+			}
+			removed = true
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			l.reconcile()
+		},
+	}
+	res, err := Run(context.Background(), l.w, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !removed {
+		t.Fatal("the big book's embedding never finished")
+	}
+	if res.Ingested != 1 || res.Failed != 0 {
+		t.Errorf("ingested %d, failed %d; want the small book alone", res.Ingested, res.Failed)
+	}
+	if books := l.books(); len(books) != 1 || books[0].Title != "Small Book" {
+		t.Errorf("books: %+v", books)
+	}
+	if err := l.w.Check(context.Background()); err != nil {
+		t.Error(err)
+	}
 }
