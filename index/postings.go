@@ -266,17 +266,24 @@ func (w *Writer) WritePostings(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
-		var id int64
-		err := w.db.QueryRowContext(ctx, `
+		// The book is picked in the transaction that writes its
+		// postings: a reconcile beside ingest (watch) may prune it.
+		wrote := false
+		err := w.Update(ctx, func(t *Tx) error {
+			var id int64
+			err := t.tx.QueryRowContext(ctx, `
 SELECT b.id FROM book b WHERE b.status = 'ready'
 AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id)
-		if err == sql.ErrNoRows {
-			return done, nil
-		}
-		if err != nil {
-			return done, fmt.Errorf("books without postings: %w", err)
-		}
-		if err := w.Update(ctx, func(t *Tx) error { return t.writePostings(ctx, id) }); err != nil {
+			if err == sql.ErrNoRows {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("books without postings: %w", err)
+			}
+			wrote = true
+			return t.writePostings(ctx, id)
+		})
+		if err != nil || !wrote {
 			return done, err
 		}
 		done++
