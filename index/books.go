@@ -544,7 +544,10 @@ func (d *DB) Check(ctx context.Context) error {
 	if err := d.checkCommonTerms(ctx); err != nil {
 		return err
 	}
-	return d.checkPostings(ctx)
+	if err := d.checkPostings(ctx); err != nil {
+		return err
+	}
+	return d.checkSketches(ctx)
 }
 
 // SetCatalog records what a catalogue says of the book with content h,

@@ -250,7 +250,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO fts_book(book_id, terms) VALUES (?, ?)`, id, termList); err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
-	return nil
+	return t.writeSketch(ctx, id)
 }
 
 // WritePostings writes the postings of the ready books that have none
@@ -271,9 +271,10 @@ func (w *Writer) WritePostings(ctx context.Context) (int, error) {
 		wrote := false
 		err := w.Update(ctx, func(t *Tx) error {
 			var id int64
+			var posted bool
 			err := t.tx.QueryRowContext(ctx, `
-SELECT b.id FROM book b WHERE b.status = 'ready'
-AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id)
+SELECT b.id, EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) FROM book b WHERE b.status = 'ready'
+AND NOT EXISTS (SELECT 1 FROM book_sketch s WHERE s.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id, &posted)
 			if err == sql.ErrNoRows {
 				return nil
 			}
@@ -281,6 +282,10 @@ AND NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) ORDER BY b.id L
 				return fmt.Errorf("books without postings: %w", err)
 			}
 			wrote = true
+			if posted {
+				// Postings written before books had sketches.
+				return t.writeSketch(ctx, id)
+			}
 			return t.writePostings(ctx, id)
 		})
 		if err != nil || !wrote {

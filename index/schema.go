@@ -354,6 +354,39 @@ END;
 DROP TRIGGER IF EXISTS chunk_fts_insert;
 DROP TRIGGER IF EXISTS common_term_insert;
 `,
+	// 18: which ready books share text (sharedtext.go). Each book with
+	// postings has a sketch of its text (book_sketch: its smallest
+	// shingles, a JSON array, and how many it has), listed by value in
+	// sketch_value, by which a new book finds the books it shares text
+	// with (shared_text, both ways, each with the share of book_id's text
+	// that other_id holds). They go with the book's postings: when its
+	// fts_book row goes.
+	`
+CREATE TABLE book_sketch (
+	book_id  INTEGER PRIMARY KEY,
+	sketch   TEXT NOT NULL,
+	shingles INTEGER NOT NULL
+);
+CREATE TABLE sketch_value (
+	value   INTEGER NOT NULL,
+	book_id INTEGER NOT NULL,
+	PRIMARY KEY (value, book_id)
+) WITHOUT ROWID;
+CREATE TABLE shared_text (
+	book_id  INTEGER NOT NULL,
+	other_id INTEGER NOT NULL,
+	share    REAL NOT NULL,
+	PRIMARY KEY (book_id, other_id)
+) WITHOUT ROWID;
+CREATE TRIGGER fts_book_sketch_delete AFTER DELETE ON fts_book BEGIN
+	DELETE FROM sketch_value WHERE book_id = old.book_id AND value IN
+		(SELECT value FROM json_each((SELECT sketch FROM book_sketch WHERE book_id = old.book_id)));
+	DELETE FROM book_sketch WHERE book_id = old.book_id;
+	DELETE FROM shared_text WHERE other_id = old.book_id AND book_id IN
+		(SELECT other_id FROM shared_text WHERE book_id = old.book_id);
+	DELETE FROM shared_text WHERE book_id = old.book_id;
+END;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -1,12 +1,10 @@
 package retrieve
 
 import (
-	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
 // A library often holds one text more than once: editions of a novel, a
@@ -58,11 +56,11 @@ type distinct struct {
 	seen map[int64]bool
 	// heads maps each shingle of the kept hits to the first of its
 	// owners, a list through owners: one map entry and one list cell per
-	// shingle and hit, rather than a slice each. sizes counts each kept
-	// hit's shingles.
-	heads  map[uint64]int32
-	owners []owner
-	sizes  []int
+	// shingle and hit, rather than a slice each. shingles holds each
+	// kept hit's, sorted.
+	heads    map[uint64]int32
+	owners   []owner
+	shingles [][]uint64
 	// titles holds each kept hit's book title, folded (titleKey).
 	titles []string
 }
@@ -83,7 +81,7 @@ func (d *distinct) full() bool { return len(d.hits) >= d.limit }
 // straddles two chunks of an edition is still one place). A candidate of
 // neither kind, when the hits are full, is left out.
 func (d *distinct) add(h Hit) {
-	sh := shingles(h.Text)
+	sh := shingle.Of(h.Text)
 	title := titleKey(h.Book.Title)
 	if i := d.sameAs(h.BookID, title, sh); i >= 0 {
 		k := &d.hits[i]
@@ -104,7 +102,7 @@ func (d *distinct) add(h Hit) {
 	}
 	i := int32(len(d.hits))
 	d.hits = append(d.hits, h)
-	d.sizes = append(d.sizes, len(sh))
+	d.shingles = append(d.shingles, sh)
 	d.titles = append(d.titles, title)
 	for _, x := range sh {
 		next, ok := d.heads[x]
@@ -136,81 +134,28 @@ func (d *distinct) sameAs(book int64, title string, sh []uint64) int {
 		if n == 0 || d.hits[i].BookID == book {
 			continue
 		}
-		share := float64(n) / float64(max(min(len(sh), d.sizes[i]), shingleFloor))
-		need := sameTextShare
-		if title != "" && d.titles[i] == title {
-			need = editionShare
-		}
-		if share >= need && share > bestShare {
+		share := sameShare(n, len(sh), len(d.shingles[i]))
+		if share >= neededShare(title, d.titles[i]) && share > bestShare {
 			best, bestShare = i, share
 		}
 	}
 	return best
 }
 
-// shingles returns the distinct hashes of text's runs of three consecutive
-// words, sorted. A word is a run of letters and digits, folded
-// to lower case and without diacritics ("Natásha" is "natasha", however
-// the accent is encoded), as the full-text index folds them; each Han,
-// Hiragana or Katakana character is a word of its own, since those
-// scripts do not separate words with spaces.
-func shingles(text string) []uint64 {
-	out := make([]uint64, 0, len(text)/4+8) // words average five letters and a space
-	// a and b are the hashes of the two words before; each position gets
-	// its own odd multiplier, so that "a b c" and "b a c" differ.
-	var a, b uint64
-	words := 0
-	emit := func(c uint64) {
-		if words++; words >= 3 {
-			out = append(out, mix(a*0x9e3779b97f4a7c15^b*0xc2b2ae3d27d4eb4f^c))
-		}
-		a, b = b, c
+// sameShare is the share of shingles two passages of a and b shingles,
+// shared of them, have in common: of the shorter one's, and of at least
+// shingleFloor.
+func sameShare(shared, a, b int) float64 {
+	return float64(shared) / float64(max(min(a, b), shingleFloor))
+}
+
+// neededShare is the share of shingles that makes two passages of books
+// titled a and b (folded) the same text.
+func neededShare(a, b string) float64 {
+	if a != "" && a == b {
+		return editionShare
 	}
-	w, inWord := uint64(fnvOffset), false
-	var buf [utf8.UTFMax]byte
-	var nfd []byte
-	for _, r := range text {
-		switch {
-		case r < utf8.RuneSelf:
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			if 'a' <= r && r <= 'z' || '0' <= r && r <= '9' {
-				w, inWord = (w^uint64(r))*fnvPrime, true
-				continue
-			}
-		case unicode.IsMark(r):
-			continue
-		case r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana):
-			if inWord {
-				emit(w)
-				w, inWord = fnvOffset, false
-			}
-			emit(fnv(fnvOffset, buf[:utf8.EncodeRune(buf[:], r)]))
-			continue
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			// Decomposed, the letter's accents are marks, which are left out.
-			nfd = norm.NFD.Append(nfd[:0], buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))]...)
-			for i := 0; i < len(nfd); {
-				c, n := utf8.DecodeRune(nfd[i:])
-				if !unicode.IsMark(c) {
-					w = fnv(w, nfd[i:i+n])
-				}
-				i += n
-			}
-			inWord = true
-			continue
-		}
-		if inWord {
-			emit(w)
-			w, inWord = fnvOffset, false
-		}
-	}
-	if inWord {
-		emit(w)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return sameTextShare
 }
 
 // titleKey folds a title for comparing editions: its words, lower case,
@@ -227,24 +172,4 @@ func titleKey(title string) string {
 		b.WriteString(w)
 	}
 	return b.String()
-}
-
-const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
-)
-
-func fnv(h uint64, b []byte) uint64 {
-	for _, c := range b {
-		h = (h ^ uint64(c)) * fnvPrime
-	}
-	return h
-}
-
-// mix is SplitMix64's finalizer: it spreads the bits of a shingle's words
-// over the whole hash.
-func mix(x uint64) uint64 {
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
-	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
-	return x ^ (x >> 31)
 }

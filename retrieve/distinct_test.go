@@ -3,49 +3,12 @@ package retrieve
 import (
 	"fmt"
 	"math/rand"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
-)
 
-func TestShingles(t *testing.T) {
-	tests := []struct {
-		name string
-		a, b string
-		same bool
-	}{
-		{"quotes, case and spacing", `"Off with her head!" the Queen shouted at the top of her voice.`,
-			"‘off with her HEAD’ —\nthe Queen   shouted at the top of her voice", true},
-		{"word order", "the cat sat on the mat", "the mat sat on the cat", false},
-		{"one word differs", "alpha beta gamma delta epsilon", "alpha beta gamma delta zeta", false},
-		{"decomposed accents", "the café was closed early", "the cafe\u0301 was closed early", true},
-		{"ideographs are words", "世界人権宣言", "世界人権 宣言", true},
-		{"ideographs in order", "世界人権宣言", "宣言人権世界", false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, b := shingles(tc.a), shingles(tc.b)
-			if len(a) == 0 || len(b) == 0 {
-				t.Fatalf("no shingles: %d, %d", len(a), len(b))
-			}
-			if got := slices.Equal(a, b); got != tc.same {
-				t.Errorf("same = %v, want %v\n%v\n%v", got, tc.same, a, b)
-			}
-		})
-	}
-	if n := len(shingles("the cat sat on the mat")); n != 4 {
-		t.Errorf("%d shingles of 6 words, want 4", n)
-	}
-	if n := len(shingles("the cat sat the cat sat")); n != 3 {
-		t.Errorf("%d distinct shingles of a repeated phrase, want 3", n)
-	}
-	for _, s := range []string{"", "two words", "!!! ---", "世界"} {
-		if sh := shingles(s); len(sh) != 0 {
-			t.Errorf("%q: %d shingles, want none", s, len(sh))
-		}
-	}
-}
+	"github.com/grimoire-search/grimoire/internal/shingle"
+)
 
 // The passage about the croquet game, as the Gutenberg text and an
 // abridged edition word it.
@@ -87,9 +50,8 @@ func siblings() (string, string) {
 // share than texts of different titles.
 func TestDistinctEditionsOfOneTitle(t *testing.T) {
 	a, b := siblings()
-	shA, shB := shingles(a), shingles(b)
-	shared := len(shA) + len(shB) - len(slices.Compact(slices.Sorted(slices.Values(append(append([]uint64{}, shA...), shB...)))))
-	if share := float64(shared) / float64(min(len(shA), len(shB))); share < editionShare || share >= sameTextShare {
+	shA, shB := shingle.Of(a), shingle.Of(b)
+	if share := sameShare(shingle.Shared(shA, shB), len(shA), len(shB)); share < editionShare || share >= sameTextShare {
 		t.Fatalf("the siblings share %.2f: the test needs a share between the two thresholds", share)
 	}
 	for _, tc := range []struct {

@@ -251,6 +251,9 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// for more candidates. The hits found so far keep their places.
 		r.pool *= 2
 	}
+	if err := s.completeCopies(ctx, r, d, r.limit); err != nil {
+		return nil, err
+	}
 	out := d.hits
 	if err := s.judge(ctx, r.phrasings, out); err != nil {
 		return nil, err

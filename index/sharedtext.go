@@ -1,0 +1,303 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/grimoire-search/grimoire/internal/shingle"
+)
+
+// A search lists, with each hit, the other books that hold its text
+// (editions, an anthology and the novel it holds). It finds most of them
+// among its candidates, since copies of a text score alike; but not where
+// one edition's headings carry the question's words and another's do not.
+// So the writer records which ready books share text (shared_text), for
+// a search to look in those books for the rest.
+//
+// Each book with postings has a sketch of its text (shingle.Sketch), kept
+// with its postings, and listed by value in sketch_value: a new book finds
+// the books whose sketches share values with its own, and records those
+// whose resemblance reaches sharedTextResemblance, both ways.
+//
+// Measured on the corpus's 64 books (2,016 pairs): the editions of one
+// text resemble each other 0.96–1.0, the abridged Alice the full one
+// 0.29–0.30, four scanned pages of NIST SP 800-207 the whole document
+// 0.125; books that share no passage, 0.047 at most (common phrases).
+const sharedTextResemblance = 0.1
+
+// Books of fewer than sketchMinShingles shingles (a few passages: an
+// abstract, a note) get an empty sketch. Their smallest shingles would be
+// most of their text, common phrases too ("in this study"), which every
+// such book's sketch then holds: a library of 5,000 abstracts took twice
+// as long to index, finding them. Their copies score alike anyway.
+const sketchMinShingles = 4 * shingle.SketchSize
+
+// sketchValueBooks bounds the books read for each value of a new sketch: a
+// value most books hold (a phrase every book uses) says little, and
+// books that share text share many values.
+const sketchValueBooks = 32
+
+// writeSketch writes the sketch of book id, whose postings are written, and
+// records the books it shares text with.
+func (t *Tx) writeSketch(ctx context.Context, id int64) error {
+	rows, err := t.tx.QueryContext(ctx, `SELECT text FROM chunk WHERE book_id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("sketch of book %d: %w", id, err)
+	}
+	var sk shingle.Sketch
+	n := 0
+	for rows.Next() {
+		var text string
+		if err := rows.Scan(&text); err != nil {
+			rows.Close()
+			return fmt.Errorf("sketch of book %d: %w", id, err)
+		}
+		n += sk.AddText(text)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sketch of book %d: %w", id, err)
+	}
+	var values []uint64
+	if n >= sketchMinShingles {
+		values = sk.Values()
+	}
+	others, err := t.resembling(ctx, id, values, n)
+	if err != nil {
+		return fmt.Errorf("sketch of book %d: %w", id, err)
+	}
+	stored := make([]int64, len(values))
+	for i, v := range values {
+		stored[i] = int64(v) // SQLite's integers are signed
+	}
+	list, err := json.Marshal(stored)
+	if err != nil {
+		return fmt.Errorf("sketch of book %d: %w", id, err)
+	}
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO book_sketch(book_id, sketch, shingles) VALUES (?, ?, ?)`, id, list, n); err != nil {
+		return fmt.Errorf("sketch of book %d: %w", id, err)
+	}
+	if len(stored) > 0 {
+		args := make([]any, 0, 2*len(stored))
+		for _, v := range stored {
+			args = append(args, v, id)
+		}
+		q := `INSERT INTO sketch_value(value, book_id) VALUES (?, ?)` + strings.Repeat(`, (?, ?)`, len(stored)-1)
+		if _, err := t.tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("sketch of book %d: %w", id, err)
+		}
+	}
+	for _, o := range others {
+		if _, err := t.tx.ExecContext(ctx, `INSERT OR REPLACE INTO shared_text(book_id, other_id, share) VALUES (?1, ?2, ?3), (?2, ?1, ?4)`,
+			id, o.id, o.holds, o.held); err != nil {
+			return fmt.Errorf("sketch of book %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// resemblance is a book whose text resembles another's: held is the share
+// of the other's text it holds, holds the share of its own text the other
+// holds.
+type resemblance struct {
+	id          int64
+	held, holds float64
+}
+
+// resembling returns the books other than id whose sketches resemble
+// values (the sketch, sorted, of a book of n shingles) by
+// sharedTextResemblance or more.
+func (t *Tx) resembling(ctx context.Context, id int64, values []uint64, n int) ([]resemblance, error) {
+	// Two sketches share at least the values that make their
+	// resemblance: those both books hold among the smallest SketchSize.
+	need := int(math.Ceil(sharedTextResemblance * shingle.SketchSize))
+	if len(values) < need {
+		return nil, nil
+	}
+	// One statement, a bounded look-up per value.
+	var q strings.Builder
+	args := []any{id}
+	for i, v := range values {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&q, `SELECT * FROM (SELECT book_id FROM sketch_value WHERE value = ?%d AND book_id != ?1 LIMIT %d)`, i+2, sketchValueBooks)
+		args = append(args, int64(v))
+	}
+	shared := make(map[int64]int)
+	rows, err := t.tx.QueryContext(ctx, q.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var other int64
+		if err := rows.Scan(&other); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		shared[other]++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var cands []int64
+	for other, k := range shared {
+		if k >= need {
+			cands = append(cands, other)
+		}
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	ph, cargs := idList(cands)
+	rows, err = t.tx.QueryContext(ctx, `SELECT book_id, sketch, shingles FROM book_sketch WHERE book_id IN (`+ph+`)`, cargs...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []resemblance
+	for rows.Next() {
+		var other int64
+		var list []byte
+		var m int
+		if err := rows.Scan(&other, &list, &m); err != nil {
+			return nil, err
+		}
+		var stored []int64
+		if err := json.Unmarshal(list, &stored); err != nil {
+			return nil, fmt.Errorf("sketch of book %d: %w", other, err)
+		}
+		theirs := make([]uint64, len(stored))
+		for i, v := range stored {
+			theirs[i] = uint64(v)
+		}
+		j := shingle.Resemblance(values, theirs)
+		if j < sharedTextResemblance {
+			continue
+		}
+		// The shingles both hold, from the share of all they hold
+		// between them.
+		both := j * float64(n+m) / (1 + j)
+		out = append(out, resemblance{id: other, held: min(1, both/float64(m)), holds: min(1, both/float64(n))})
+	}
+	return out, rows.Err()
+}
+
+// SharedText returns, for each of the given books, the other ready books
+// that hold at least minShare of its text (by the estimate of their
+// sketches), those that hold most first.
+func (d *DB) SharedText(ctx context.Context, ids []int64, minShare float64) (map[int64][]int64, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	ph, args := idList(ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT book_id, other_id FROM shared_text WHERE book_id IN (`+ph+`) AND share >= ?
+ORDER BY book_id, share DESC, other_id`, append(args, minShare)...)
+	if err != nil {
+		return nil, fmt.Errorf("books that share text: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64][]int64)
+	for rows.Next() {
+		var a, b int64
+		if err := rows.Scan(&a, &b); err != nil {
+			return nil, fmt.Errorf("books that share text: %w", err)
+		}
+		out[a] = append(out[a], b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("books that share text: %w", err)
+	}
+	return out, nil
+}
+
+// BookChunksWithWords returns the chunks of book id whose text holds the
+// most of words (lower case words, as a search's are), at most limit of
+// them, most first (ties by id), from the book's postings: a few reads
+// within its shard, where a full-text search would read every book's
+// postings of each word. A book without postings has none.
+func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, limit int) ([]int64, error) {
+	var terms []string
+	for _, w := range words {
+		eachToken(w, func(tok string) {
+			if t := termOf(tok); t != "" && !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		})
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	ph, args := idList(terms)
+	rows, err := d.db.QueryContext(ctx, `SELECT term, data FROM fts_posting WHERE shard = ? AND book_id = ? AND term IN (`+ph+`)`,
+		append([]any{shardOf(id), id}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	}
+	defer rows.Close()
+	held := make(map[int64]float64)
+	var touched []int64
+	for rows.Next() {
+		var term string
+		var data []byte
+		if err := rows.Scan(&term, &data); err != nil {
+			return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+		}
+		err = eachPosting(data, func(p posting) {
+			if p.tf[2] == 0 {
+				return // in a heading or context only
+			}
+			if _, ok := held[p.chunk]; !ok {
+				touched = append(touched, p.chunk)
+			}
+			held[p.chunk]++
+		})
+		if err != nil {
+			return nil, fmt.Errorf("chunks of book %d: term %q: %w", id, term, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	}
+	best := bestOf(touched, func(c int64) float64 { return held[c] }, limit)
+	out := make([]int64, len(best))
+	for i, h := range best {
+		out[i] = h.ChunkID
+	}
+	return out, nil
+}
+
+// checkSketches checks that exactly the books with postings have sketches
+// once every ready book has them, that sketch_value lists each sketch's
+// values, and that shared_text holds pairs of books with sketches, both
+// ways.
+func (d *DB) checkSketches(ctx context.Context) error {
+	var orphans, valuesMatch, oneWay, strayPairs int
+	err := d.db.QueryRowContext(ctx, `
+SELECT (SELECT count(*) FROM book_sketch s WHERE NOT EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = s.book_id)),
+	(SELECT count(*) FROM sketch_value) = (SELECT coalesce(sum(json_array_length(sketch)), 0) FROM book_sketch),
+	(SELECT count(*) FROM shared_text a WHERE NOT EXISTS (SELECT 1 FROM shared_text b WHERE b.book_id = a.other_id AND b.other_id = a.book_id)),
+	(SELECT count(*) FROM shared_text p WHERE NOT EXISTS (SELECT 1 FROM book_sketch s WHERE s.book_id = p.book_id))`).
+		Scan(&orphans, &valuesMatch, &oneWay, &strayPairs)
+	switch {
+	case err == sql.ErrNoRows:
+		return nil
+	case err != nil:
+		return fmt.Errorf("shared text check: %w", err)
+	case orphans > 0:
+		return fmt.Errorf("shared text check: %d books without postings have a sketch", orphans)
+	case valuesMatch == 0:
+		return fmt.Errorf("shared text check: the sketches' values are not those the sketches list")
+	case oneWay > 0:
+		return fmt.Errorf("shared text check: %d pairs of books that share text are recorded one way only", oneWay)
+	case strayPairs > 0:
+		return fmt.Errorf("shared text check: %d pairs name a book without a sketch", strayPairs)
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package retrieve
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/shingle"
+)
+
+// A hit lists the other books that hold its text (AlsoIn). The candidates
+// a search reads past its last hit hold most of them, since copies of a
+// text score alike; but not where one edition's headings carry the
+// question's words and another's do not: "according to Professor Frisby's
+// guide" finds the DOCX edition, whose headings name the guide, and not
+// the Markdown chapters, whose headings do not. So for each hit, the books
+// the index records as sharing text with its book (index.DB.SharedText),
+// and that it does not list yet, are searched for the hit's longest words
+// in their text (the passages that hold most of them, read from the
+// book's postings); those are compared with the hit by shingles, as
+// distinct compares candidates.
+const (
+	// copyLookups bounds the books a search looks in this way: 60
+	// editions of one novel would otherwise cost a lookup per edition and
+	// hit.
+	copyLookups = 8
+	// copyWords is how many of the hit's words look for its copy, and
+	// copyCandidates how many passages found are compared with it.
+	copyWords      = 12
+	copyCandidates = 3
+	// copyShare is how much of a hit's book another book must hold to be
+	// looked in: a passage of a novel is seldom in an abridged edition or
+	// in a few pages scanned from it, and such lookups were most of
+	// them on the dev book questions, all in vain.
+	copyShare = 0.5
+)
+
+// completeCopies adds to the first n hits of d the books that hold their
+// text and that the search's candidates missed.
+func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n int) error {
+	n = min(n, len(d.hits))
+	books := make([]int64, 0, n)
+	for _, h := range d.hits[:n] {
+		if !slices.Contains(books, h.BookID) {
+			books = append(books, h.BookID)
+		}
+	}
+	shared, err := s.db.SharedText(ctx, books, copyShare)
+	if err != nil || len(shared) == 0 {
+		return err
+	}
+	var allowed map[int64]bool
+	if r.filter != (index.BookFilter{ReadyOnly: true}) {
+		if allowed, err = s.db.BookIDs(ctx, r.filter); err != nil {
+			return err
+		}
+	}
+	// The passages that may be the copies, for all hits, then one read of
+	// them all.
+	type lookup struct {
+		hit   int
+		found []int64
+	}
+	var lookups []lookup
+	var ids []int64
+	for i := range n {
+		h := &d.hits[i]
+		if sameShare(len(d.shingles[i]), len(d.shingles[i]), len(d.shingles[i])) < editionShare {
+			continue // too short to be the same text as any passage
+		}
+		var words []string
+		for _, other := range shared[h.BookID] {
+			if len(lookups) == copyLookups {
+				break
+			}
+			if listed(h.AlsoIn, other) || allowed != nil && !allowed[other] {
+				continue
+			}
+			if words == nil {
+				if words = longestWords(h.Text, copyWords); len(words) == 0 {
+					break
+				}
+			}
+			found, err := s.db.BookChunksWithWords(ctx, other, words, copyCandidates)
+			if err != nil {
+				return err
+			}
+			found = slices.DeleteFunc(found, func(id int64) bool { return d.seen[id] })
+			lookups = append(lookups, lookup{i, found})
+			ids = append(ids, found...)
+		}
+	}
+	loaded, err := s.db.Hits(ctx, ids)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]index.Hit, len(loaded))
+	for _, l := range loaded {
+		byID[l.ID] = l
+	}
+	for _, l := range lookups {
+		best, bestShare := index.Hit{}, 0.0
+		for _, id := range l.found {
+			c, ok := byID[id]
+			if !ok {
+				continue // gone, or its book no longer ready
+			}
+			sh := shingle.Of(c.Text)
+			share := sameShare(shingle.Shared(d.shingles[l.hit], sh), len(d.shingles[l.hit]), len(sh))
+			if share >= neededShare(d.titles[l.hit], titleKey(c.Book.Title)) && share > bestShare {
+				best, bestShare = c, share
+			}
+		}
+		if bestShare > 0 {
+			d.hits[l.hit].AlsoIn = append(d.hits[l.hit].AlsoIn, best)
+		}
+	}
+	return nil
+}
+
+// listed reports whether book is among places.
+func listed(places []index.Hit, book int64) bool {
+	for _, p := range places {
+		if p.BookID == book {
+			return true
+		}
+	}
+	return false
+}
+
+// longestWords returns the n longest distinct words of text, of four
+// letters or more, in lower case, longest first.
+func longestWords(text string, n int) []string {
+	var words []string
+	seen := make(map[string]bool)
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		j := wordEnd(text, i)
+		if w := strings.ToLower(text[i:j]); utf8.RuneCountInString(w) >= 4 && !seen[w] {
+			seen[w] = true
+			words = append(words, w)
+		}
+		i = j
+	}
+	slices.SortStableFunc(words, func(a, b string) int {
+		return cmp.Compare(utf8.RuneCountInString(b), utf8.RuneCountInString(a))
+	})
+	return words[:min(n, len(words))]
+}
