@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -286,8 +285,6 @@ SELECT (SELECT count(*) FROM book_sketch s WHERE NOT EXISTS (SELECT 1 FROM fts_b
 	(SELECT count(*) FROM shared_text p WHERE NOT EXISTS (SELECT 1 FROM book_sketch s WHERE s.book_id = p.book_id))`).
 		Scan(&orphans, &valuesMatch, &oneWay, &strayPairs)
 	switch {
-	case err == sql.ErrNoRows:
-		return nil
 	case err != nil:
 		return fmt.Errorf("shared text check: %w", err)
 	case orphans > 0:
