@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -217,11 +218,12 @@ ORDER BY book_id, share DESC, other_id`, append(args, minShare)...)
 }
 
 // BookChunksWithWords returns the chunks of book id whose text holds the
-// most of words (lower case words, as a search's are), at most limit of
-// them, most first (ties by id), from the book's postings: a few reads
-// within its shard, where a full-text search would read every book's
-// postings of each word. A book without postings has none.
-func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, limit int) ([]int64, error) {
+// most of the rarest (in the book) of words, lower case words as a
+// search's are, at most limit of them, most first (ties by id), from the
+// book's postings: a few reads within its shard, where a full-text search
+// would read every book's postings of each word. A book without postings
+// has none.
+func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, rarest, limit int) ([]int64, error) {
 	var terms []string
 	for _, w := range words {
 		eachToken(w, func(tok string) {
@@ -233,8 +235,42 @@ func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, 
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	// How many passages hold each word first, without its list: the
+	// rarest words tell a passage best, and their lists are the shortest
+	// to read.
 	ph, args := idList(terms)
-	rows, err := d.db.QueryContext(ctx, `SELECT term, data FROM fts_posting WHERE shard = ? AND book_id = ? AND term IN (`+ph+`)`,
+	rows, err := d.db.QueryContext(ctx, `SELECT term, n FROM fts_posting WHERE shard = ? AND book_id = ? AND term IN (`+ph+`)`,
+		append([]any{shardOf(id), id}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	}
+	type count struct {
+		term string
+		n    int
+	}
+	var counts []count
+	for rows.Next() {
+		var c count
+		if err := rows.Scan(&c.term, &c.n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+		}
+		counts = append(counts, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	}
+	if len(counts) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(counts, func(a, b count) int { return cmp.Or(cmp.Compare(a.n, b.n), strings.Compare(a.term, b.term)) })
+	terms = terms[:0]
+	for _, c := range counts[:min(rarest, len(counts))] {
+		terms = append(terms, c.term)
+	}
+	ph, args = idList(terms)
+	rows, err = d.db.QueryContext(ctx, `SELECT term, data FROM fts_posting WHERE shard = ? AND book_id = ? AND term IN (`+ph+`)`,
 		append([]any{shardOf(id), id}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
@@ -248,7 +284,7 @@ func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, 
 		if err := rows.Scan(&term, &data); err != nil {
 			return nil, fmt.Errorf("chunks of book %d: %w", id, err)
 		}
-		err = eachPosting(data, func(p posting) {
+		err := eachPosting(data, func(p posting) {
 			if p.tf[2] == 0 {
 				return // in a heading or context only
 			}
@@ -272,10 +308,9 @@ func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, 
 	return out, nil
 }
 
-// checkSketches checks that exactly the books with postings have sketches
-// once every ready book has them, that sketch_value lists each sketch's
-// values, and that shared_text holds pairs of books with sketches, both
-// ways.
+// checkSketches checks that only books with postings have sketches, that
+// sketch_value lists each sketch's values, and that shared_text holds
+// pairs of books with sketches, both ways.
 func (d *DB) checkSketches(ctx context.Context) error {
 	var orphans, valuesMatch, oneWay, strayPairs int
 	err := d.db.QueryRowContext(ctx, `

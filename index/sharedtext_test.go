@@ -112,16 +112,19 @@ func TestBookChunksWithWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		words []string
-		want  []int64
+		words  []string
+		rarest int
+		want   []int64
 	}{
-		{[]string{"same", "output", "input", "pure"}, []int64{chunks[0].ID, chunks[2].ID}},
-		{[]string{"effects", "side", "called"}, []int64{chunks[2].ID, chunks[1].ID}},
-		{[]string{"guide"}, nil}, // in the headings only
-		{[]string{"nowhere"}, nil},
-		{nil, nil},
+		{[]string{"same", "output", "input", "pure"}, 4, []int64{chunks[0].ID, chunks[2].ID}},
+		// "pure" is in two passages, the others in one.
+		{[]string{"same", "output", "input", "pure"}, 3, []int64{chunks[0].ID}},
+		{[]string{"effects", "side", "called"}, 3, []int64{chunks[2].ID, chunks[1].ID}},
+		{[]string{"guide"}, 3, nil}, // in the headings only
+		{[]string{"nowhere"}, 3, nil},
+		{nil, 3, nil},
 	} {
-		got, err := w.BookChunksWithWords(ctx, b.ID, tc.words, 2)
+		got, err := w.BookChunksWithWords(ctx, b.ID, tc.words, tc.rarest, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,9 +27,11 @@ const (
 	// editions of one novel would otherwise cost a lookup per edition and
 	// hit.
 	copyLookups = 8
-	// copyWords is how many of the hit's words look for its copy, and
+	// copyWords is how many of the hit's longest words look for its copy
+	// (the copyRarest rarest of them in the other book), and
 	// copyCandidates how many passages found are compared with it.
 	copyWords      = 12
+	copyRarest     = 6
 	copyCandidates = 3
 	// copyShare is how much of a hit's book another book must hold to be
 	// looked in: a passage of a novel is seldom in an abridged edition or
@@ -84,7 +86,7 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 					break
 				}
 			}
-			found, err := s.db.BookChunksWithWords(ctx, other, words, copyCandidates)
+			found, err := s.db.BookChunksWithWords(ctx, other, words, copyRarest, copyCandidates)
 			if err != nil {
 				return err
 			}
