@@ -253,8 +253,10 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	return t.writeSketch(ctx, id)
 }
 
-// WritePostings writes the postings of the ready books that have none
-// (made ready before the index kept postings, or by a rebuild), one book a
+// WritePostings writes the postings, and the sketch of their text (see
+// writeSketch), of the ready books that have none (made ready before the
+// index kept postings, or by a rebuild), and the sketches of those whose
+// postings were written before there were sketches, one book a
 // transaction, until none is left or ctx ends. It returns how many books
 // it wrote. Searches use the postings once every ready book has them.
 func (w *Writer) WritePostings(ctx context.Context) (int, error) {
