@@ -17,11 +17,11 @@ import (
 // question's words and another's do not: "according to Professor Frisby's
 // guide" finds the DOCX edition, whose headings name the guide, and not
 // the Markdown chapters, whose headings do not. So for each hit, the books
-// the index records as sharing text with its book (index.DB.SharedText),
-// and that it does not list yet, are searched for the hit's longest words
-// in their text (the passages that hold most of them, read from the
-// book's postings); those are compared with the hit by shingles, as
-// distinct compares candidates.
+// the index records as holding much of its book's text
+// (index.DB.SharedText), and that it does not list yet, are searched for
+// the hit's longest words (the passages that hold most of the rarest of
+// them, read from the book's postings); those are compared with the hit
+// by shingles, as distinct compares candidates.
 const (
 	// copyLookups bounds the books a search looks in this way: 60
 	// editions of one novel would otherwise cost a lookup per edition and
