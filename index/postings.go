@@ -131,6 +131,8 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	var chunks []chunkTokens
 	tokenID := make(map[string]int32)
 	var tokens []string
+	// The sketch of the book's text, from the texts read here.
+	var sk sketch
 	for rows.Next() {
 		var c chunkTokens
 		var cols [3]string
@@ -140,6 +142,7 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
 		c.length = sumVarints(sz)
+		sk.add(cols[2])
 		for i, text := range cols {
 			eachToken(text, func(tok string) {
 				k, ok := tokenID[tok]
@@ -250,11 +253,11 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	if _, err := t.tx.ExecContext(ctx, `INSERT INTO fts_book(book_id, terms) VALUES (?, ?)`, id, termList); err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
-	return t.writeSketch(ctx, id)
+	return t.storeSketch(ctx, id, &sk)
 }
 
 // WritePostings writes the postings, and the sketch of their text (see
-// writeSketch), of the ready books that have none (made ready before the
+// storeSketch), of the ready books that have none (made ready before the
 // index kept postings, or by a rebuild), and the sketches of those whose
 // postings were written before there were sketches, one book a
 // transaction, until none is left or ctx ends. It returns how many books

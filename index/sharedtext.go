@@ -42,32 +42,46 @@ const sketchMinShingles = 4 * shingle.SketchSize
 // books that share text share many values.
 const sketchValueBooks = 32
 
-// writeSketch writes the sketch of book id, whose postings are written, and
-// records the books it shares text with.
+// sketch is a book's text being sketched: its sketch and how many
+// shingles it has.
+type sketch struct {
+	shingle.Sketch
+	n int
+}
+
+func (sk *sketch) add(text string) { sk.n += sk.AddText(text) }
+
+// writeSketch reads the text of book id, whose postings an older grimoire
+// wrote, and stores its sketch (storeSketch).
 func (t *Tx) writeSketch(ctx context.Context, id int64) error {
 	rows, err := t.tx.QueryContext(ctx, `SELECT text FROM chunk WHERE book_id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
-	var sk shingle.Sketch
-	n := 0
+	var sk sketch
 	for rows.Next() {
 		var text string
 		if err := rows.Scan(&text); err != nil {
 			rows.Close()
 			return fmt.Errorf("sketch of book %d: %w", id, err)
 		}
-		n += sk.AddText(text)
+		sk.add(text)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
+	return t.storeSketch(ctx, id, &sk)
+}
+
+// storeSketch stores sk, the sketch of book id's text, whose postings are
+// written, and records the books it shares text with.
+func (t *Tx) storeSketch(ctx context.Context, id int64, sk *sketch) error {
 	var values []uint64
-	if n >= sketchMinShingles {
+	if sk.n >= sketchMinShingles {
 		values = sk.Values()
 	}
-	others, err := t.resembling(ctx, id, values, n)
+	others, err := t.resembling(ctx, id, values, sk.n)
 	if err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
@@ -79,7 +93,7 @@ func (t *Tx) writeSketch(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO book_sketch(book_id, sketch, shingles) VALUES (?, ?, ?)`, id, list, n); err != nil {
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO book_sketch(book_id, sketch, shingles) VALUES (?, ?, ?)`, id, list, sk.n); err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
 	if len(stored) > 0 {

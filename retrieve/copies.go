@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
@@ -123,33 +122,16 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 	return nil
 }
 
-// listed reports whether book is among places.
-func listed(places []index.Hit, book int64) bool {
-	for _, p := range places {
-		if p.BookID == book {
-			return true
-		}
-	}
-	return false
-}
-
 // longestWords returns the n longest distinct words of text, of four
-// letters or more, in lower case, longest first.
+// letters or more, folded as sentenceWords folds them, longest first.
 func longestWords(text string, n int) []string {
 	var words []string
 	seen := make(map[string]bool)
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			i += size
-			continue
-		}
-		j := wordEnd(text, i)
-		if w := strings.ToLower(text[i:j]); utf8.RuneCountInString(w) >= 4 && !seen[w] {
+	for _, w := range sentenceWords(text) {
+		if utf8.RuneCountInString(w) >= 4 && !seen[w] {
 			seen[w] = true
 			words = append(words, w)
 		}
-		i = j
 	}
 	slices.SortStableFunc(words, func(a, b string) int {
 		return cmp.Compare(utf8.RuneCountInString(b), utf8.RuneCountInString(a))

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
@@ -84,13 +85,9 @@ func (d *distinct) add(h Hit) {
 	sh := shingle.Of(h.Text)
 	title := titleKey(h.Book.Title)
 	if i := d.sameAs(h.BookID, title, sh); i >= 0 {
-		k := &d.hits[i]
-		for _, o := range k.AlsoIn {
-			if o.BookID == h.BookID {
-				return
-			}
+		if k := &d.hits[i]; !listed(k.AlsoIn, h.BookID) {
+			k.AlsoIn = append(k.AlsoIn, h.Hit)
 		}
-		k.AlsoIn = append(k.AlsoIn, h.Hit)
 		return
 	}
 	if d.full() {
@@ -156,6 +153,16 @@ func neededShare(a, b string) float64 {
 		return editionShare
 	}
 	return sameTextShare
+}
+
+// listed reports whether book is among places.
+func listed(places []index.Hit, book int64) bool {
+	for _, p := range places {
+		if p.BookID == book {
+			return true
+		}
+	}
+	return false
 }
 
 // titleKey folds a title for comparing editions: its words, lower case,
