@@ -69,7 +69,7 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 	var ids []int64
 	for i := range n {
 		h := &d.hits[i]
-		if sameShare(len(d.shingles[i]), len(d.shingles[i]), len(d.shingles[i])) < editionShare {
+		if float64(len(d.shingles[i])) < editionShare*shingleFloor {
 			continue // too short to be the same text as any passage
 		}
 		var words []string
