@@ -87,7 +87,7 @@ func TestSearchFindsTheDefinition(t *testing.T) {
 		"Let us get one thing straight. A pure function is a function without side effects.",
 		"Parallel code loves pure functions: pure functions share nothing.",
 		"Bees make honey from nectar.", "Rain waters the beds.", "The gardener digs.",
-	}, [][]float32{v, v, v, v, v, v, v, v}}}
+	}, [][]float32{v, v, v, v, v, v, v, v}, nil}}
 	w := newIndex(t, lib)
 	s := New(&w.DB, nil, Options{Fusion: Rerank, FTSWeight: 1})
 	for _, q := range []string{"What is a pure function?", "what are pure functions"} {

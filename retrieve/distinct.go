@@ -64,6 +64,9 @@ type distinct struct {
 	shingles [][]uint64
 	// titles holds each kept hit's book title, folded (titleKey).
 	titles []string
+	// aside holds the candidates that only point elsewhere, in ranking
+	// order, for the places no other passage takes (see pointsElsewhere).
+	aside []Hit
 }
 
 // owner is a kept hit that holds a shingle, and the next one that does
@@ -109,6 +112,15 @@ func (d *distinct) add(h Hit) {
 		d.heads[x] = int32(len(d.owners))
 		d.owners = append(d.owners, owner{i, next})
 	}
+}
+
+// addAside adds the candidates set aside, in ranking order, to the room
+// the others left.
+func (d *distinct) addAside() {
+	for _, h := range d.aside {
+		d.add(h)
+	}
+	d.aside = nil
 }
 
 // sameAs returns the kept hit of another book than book (titled title,

@@ -74,19 +74,19 @@ func TestSearchFindsThePassageAfterTheScene(t *testing.T) {
 			"Everyone drowned but me; days later a passing vessel picked me up.",
 			"So I came home to tell the tale.",
 			"Years went by on land.",
-		}, [][]float32{v, v, v, v}},
+		}, [][]float32{v, v, v, v}, nil},
 		{"Harbour", "", "text", []string{
 			"Fishermen mend their nets.",
 			"A whale was seen near the harbour.",
-		}, [][]float32{v, v}},
+		}, [][]float32{v, v}, nil},
 		{"Port", "", "text", []string{
 			"Sailors rest in port.",
 			"The cook bakes bread.",
-		}, [][]float32{v, v}},
+		}, [][]float32{v, v}, nil},
 		{"Garden", "", "text", []string{
 			"Roses bloom in June.", "Tulips come in spring.", "Weeds grow everywhere.",
 			"Bees visit the flowers.", "The gardener digs.", "Rain waters the beds.",
-		}, [][]float32{v, v, v, v, v, v}},
+		}, [][]float32{v, v, v, v, v, v}, nil},
 	}
 	w := newIndex(t, lib)
 	// Without an embedder no vector arm adds every passage to the hits:

@@ -62,7 +62,7 @@ func TestNoMatchForUnknownNames(t *testing.T) {
 		"Alice began to cry, and she cried so much that her tears made a pool around her.",
 		"The Queen shouted at the gardeners, and what happens to them in the story is sad.",
 		"The Cheshire Cat grinned from the branch of a tree.",
-	}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}})
+	}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}, nil})
 	w := newIndex(t, lib)
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	for _, tc := range []struct {

@@ -122,7 +122,7 @@ func TestSearchRespells(t *testing.T) {
 		"Owls hunt mice at night.",
 		"Bees make honey from nectar.",
 		"The Queen shouted at the gardeners.",
-	}, [][]float32{unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0)}}})
+	}, [][]float32{unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0), unit(1, 0, 0, 0)}, nil}})
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	hits := search(t, s, Query{Text: "the Chesire cat"})
 	if len(hits) == 0 || !strings.Contains(hits[0].Text, "Cheshire") || NoMatch(hits) {

@@ -251,6 +251,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// for more candidates. The hits found so far keep their places.
 		r.pool *= 2
 	}
+	d.addAside()
 	if err := s.completeCopies(ctx, r, d, r.limit); err != nil {
 		return nil, err
 	}
@@ -553,6 +554,14 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) 
 			}
 			h := *fused[l.ID]
 			h.Hit = l
+			aside, err := s.pointsElsewhere(ctx, l)
+			if err != nil {
+				return err
+			}
+			if aside {
+				d.aside = append(d.aside, h)
+				continue
+			}
 			d.add(h)
 		}
 	}

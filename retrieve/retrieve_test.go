@@ -66,6 +66,9 @@ type book struct {
 	title, author, typ string
 	chunks             []string
 	vecs               [][]float32
+	// chapters, when set, titles each chunk's chapter (a chapter of one
+	// section, titled alike); else the book is one chapter titled as it.
+	chapters []string
 }
 
 // newIndex builds an index with ready books, each chunk with its vector.
@@ -92,10 +95,20 @@ func newIndex(t testing.TB, books []book) *index.Writer {
 		}
 		id := pending[0].ID
 		var chunks []index.Chunk
+		var ch []index.Chapter
 		for j, text := range b.chunks {
-			chunks = append(chunks, index.Chunk{Index: j, Heading: b.title, Text: text, State: index.ChunkContextualized})
+			title := b.title
+			if b.chapters != nil {
+				title = b.chapters[j]
+			}
+			if len(ch) == 0 || ch[len(ch)-1].Title != title {
+				ch = append(ch, index.Chapter{Index: len(ch), Title: title, Sections: []index.Section{{ChapterIndex: len(ch), Title: title, FirstChunk: j}}})
+			}
+			c := &ch[len(ch)-1]
+			c.Sections[0].Text = strings.TrimPrefix(c.Sections[0].Text+"\n\n"+text, "\n\n")
+			c.Sections[0].ChunkCount++
+			chunks = append(chunks, index.Chunk{Index: j, ChapterIndex: c.Index, Heading: title, Text: text, State: index.ChunkContextualized})
 		}
-		ch := []index.Chapter{{Index: 0, Title: b.title, Sections: []index.Section{{Index: 0, Title: b.title, Text: strings.Join(b.chunks, "\n\n"), ChunkCount: len(chunks)}}}}
 		authors := []string{b.author}
 		if err := w.StoreParsed(ctx, id, index.BookMeta{Title: b.title, Authors: authors, SourceType: b.typ}, ch, chunks); err != nil {
 			t.Fatal(err)
@@ -128,9 +141,9 @@ func unit(v ...float32) []float32 {
 
 func library() []book {
 	return []book{
-		{"Owls", "Ann Birder", "markdown", []string{"Owls hunt mice at night.", "Owls have silent feathers."}, [][]float32{unit(1, 0, 0, 0), unit(1, 0.1, 0, 0)}},
-		{"Bees", "Bob Keeper", "text", []string{"Bees make honey from nectar.", "A hive has one queen."}, [][]float32{unit(0, 1, 0, 0), unit(0, 1, 0.1, 0)}},
-		{"Nocturnal", "Cy Night", "markdown", []string{"Creatures of the dark: bats and moths."}, [][]float32{unit(0.9, 0, 0.1, 0)}},
+		{"Owls", "Ann Birder", "markdown", []string{"Owls hunt mice at night.", "Owls have silent feathers."}, [][]float32{unit(1, 0, 0, 0), unit(1, 0.1, 0, 0)}, nil},
+		{"Bees", "Bob Keeper", "text", []string{"Bees make honey from nectar.", "A hive has one queen."}, [][]float32{unit(0, 1, 0, 0), unit(0, 1, 0.1, 0)}, nil},
+		{"Nocturnal", "Cy Night", "markdown", []string{"Creatures of the dark: bats and moths."}, [][]float32{unit(0.9, 0, 0.1, 0)}, nil},
 	}
 }
 
@@ -492,7 +505,7 @@ func TestNoMatchReadsWholePassages(t *testing.T) {
 		long = append(long, fmt.Sprintf("filler%d", i))
 	}
 	passage := strings.Join(long, " ") + " and then the Cheshire Cat appeared on a branch."
-	lib := append(library(), book{"Alice", "", "text", []string{passage}, [][]float32{unit(0, 0, 1, 0)}})
+	lib := append(library(), book{"Alice", "", "text", []string{passage}, [][]float32{unit(0, 0, 1, 0)}, nil})
 	w := newIndex(t, lib)
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	for _, limit := range []int{1, 3, 10} {
@@ -503,7 +516,7 @@ func TestNoMatchReadsWholePassages(t *testing.T) {
 	}
 	// Porter stems "als" to "al" and "are" to "ar": passages that say the
 	// words count though the stem is shorter than three letters.
-	lib = append(lib, book{"Neurology", "", "text", []string{"Patients with ALS are treated with riluzole."}, [][]float32{unit(0, 0, 1, 0)}})
+	lib = append(lib, book{"Neurology", "", "text", []string{"Patients with ALS are treated with riluzole."}, [][]float32{unit(0, 0, 1, 0)}, nil})
 	w = newIndex(t, lib)
 	s = New(&w.DB, nil, Options{Mode: FTS})
 	if hits := search(t, s, Query{Text: "ALS", Limit: 3}); len(hits) == 0 || hits[0].Coverage < 0.99 || NoMatch(hits) {
@@ -522,9 +535,9 @@ func TestRerankFindsOtherWordForms(t *testing.T) {
 	// "tide" to the stemmer) and are as long: BM25 ties them. Sub-words
 	// see that one says the question's other word in another form.
 	lib := append(library(),
-		book{"Sea", "", "markdown", []string{"Sea charts of the ocean."}, [][]float32{unit(0, 1, 0, 0)}},
-		book{"Harbour", "", "markdown", []string{"Tidal charts of the harbour."}, [][]float32{unit(0, 1, 0, 0)}},
-		book{"Wind", "", "markdown", []string{"Gales blow in winter.", "Calm comes in summer.", "Fog rolls in at dawn."}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}},
+		book{"Sea", "", "markdown", []string{"Sea charts of the ocean."}, [][]float32{unit(0, 1, 0, 0)}, nil},
+		book{"Harbour", "", "markdown", []string{"Tidal charts of the harbour."}, [][]float32{unit(0, 1, 0, 0)}, nil},
+		book{"Wind", "", "markdown", []string{"Gales blow in winter.", "Calm comes in summer.", "Fog rolls in at dawn."}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}, nil},
 	)
 	w := newIndex(t, lib)
 	for _, emb := range []QueryEmbedder{fakeEmbedder{}, nil} {

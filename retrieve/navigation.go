@@ -1,0 +1,180 @@
+package retrieve
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// Some passages only point elsewhere: a table of contents, a list of
+// figures, an index, a cover, a title page, a printed page number that an
+// EPUB keeps as a section of its own. They hold a book's most telling
+// words (every chapter's title, the author's name) in a few characters, so
+// they score well for any question about the book, and answer none: asked
+// "What is zero trust?", NIST SP 800-207's table of contents took eight of
+// the ten places. A search ranks them after every other passage it finds,
+// so they appear only when nothing else does.
+
+// contentsTitles are the titles, folded, of a book's lists of what is
+// where.
+var contentsTitles = map[string]bool{
+	"contents": true, "table of contents": true, "list of figures": true,
+	"list of tables": true, "list of illustrations": true, "index": true,
+	"inhalt": true, "inhaltsverzeichnis": true, "table des matieres": true,
+	"sommaire": true, "indice": true, "tabla de contenidos": true,
+	"contenido": true, "sumario": true, "содержание": true,
+	"оглавление": true, "目次": true, "目录": true, "目錄": true,
+}
+
+// Thresholds of the page-number lists and the passages without words of
+// their own, below.
+const (
+	// leaderLines: a table of contents printed with dot leaders
+	// ("2.1 Tenets of Zero Trust ........ 6") has one a line; a passage
+	// of prose may have one or two (a form to fill in).
+	leaderLines = 3
+	// ownWords and ownRunes: a cover ("Cover Image"), a byline ("by
+	// Lewis Carroll"), a page number ("192") add at most two words, and
+	// few letters, to the titles they stand under.
+	ownWords = 2
+	ownRunes = 24
+	// saysLittleBytes bounds the passages worth reading word by word for
+	// it: titles, a byline and two words fit.
+	saysLittleBytes = 400
+)
+
+// pointsElsewhere reports whether h only points elsewhere (see above). A
+// passage without words of its own counts only in a book of more than one
+// passage: a note whose whole text is its title is what it says.
+func (s *Searcher) pointsElsewhere(ctx context.Context, h index.Hit) (bool, error) {
+	switch {
+	case isContentsTitle(h.ChapterTitle), isContentsTitle(h.SectionTitle),
+		listsPages(h.Text):
+		return true, nil
+	case !saysLittle(h):
+		return false, nil
+	case h.Index > 0:
+		return true, nil
+	}
+	next, err := s.db.ChunkRange(ctx, h.BookID, 1, 1)
+	return len(next) > 0, err
+}
+
+// isContentsTitle reports whether a chapter or section title names a list
+// of what is where ("Contents", "THE CONTENTS", "Brief Contents", "Index").
+func isContentsTitle(title string) bool {
+	words := foldedWords(title)
+	if len(words) > 0 && words[0] == "the" {
+		words = words[1:]
+	}
+	t := strings.Join(words, " ")
+	return contentsTitles[t] || len(words) <= 3 && strings.HasSuffix(t, "contents")
+}
+
+// listsPages reports whether text is a list of pages printed with dot
+// leaders ("2.1 Tenets of Zero Trust ........ 6"): leaderLines of them,
+// or fewer that make up a third of it or more (a table of contents cut
+// into passages leaves a line or two in one).
+func listsPages(text string) bool {
+	n, dots := dotLeaders(text)
+	return n >= leaderLines || n > 0 && 3*dots >= len(text)
+}
+
+// dotLeaders counts the runs of four dots or more (spaced or not) that
+// lead to a page number (a digit or a roman numeral), and their dots.
+func dotLeaders(text string) (n, dots int) {
+	for i := 0; i < len(text); {
+		j, run := i, 0
+		for j < len(text) && (text[j] == '.' || text[j] == ' ' && j+1 < len(text) && text[j+1] == '.') {
+			if text[j] == '.' {
+				run++
+			}
+			j++
+		}
+		if run < 4 {
+			i = max(j, i+1)
+			continue
+		}
+		for j < len(text) && text[j] == ' ' {
+			j++
+		}
+		if j < len(text) && (text[j] >= '0' && text[j] <= '9' || strings.IndexByte("ivxlcIVXLC", text[j]) >= 0) {
+			n++
+			dots += run
+		}
+		i = j
+	}
+	return n, dots
+}
+
+// saysLittle reports whether a passage adds no more than ownWords short
+// words to the titles it stands under: its book's title and authors, its
+// chapter's and its section's. A title the passage begins with is no
+// title to it: an untitled section is named by its first words, and a
+// heading alone is not a page number under it. Nor does it say little
+// where its section asks a question: "Yes." answers it.
+func saysLittle(h index.Hit) bool {
+	if strings.HasSuffix(strings.TrimSpace(h.SectionTitle), "?") {
+		return false
+	}
+	if len(h.Text) > saysLittleBytes {
+		return false
+	}
+	var text []string
+	for _, line := range strings.Split(h.Text, "\n") {
+		// A heading set as text ("Table of Contents") says no more
+		// than the list it heads.
+		if !isContentsTitle(line) {
+			text = append(text, foldedWords(line)...)
+		}
+	}
+	known := make(map[string]bool)
+	add := func(title string) {
+		for _, w := range foldedWords(title) {
+			known[w] = true
+		}
+	}
+	add(h.Book.Title)
+	for _, a := range h.Book.Authors {
+		add(a)
+	}
+	for _, t := range []string{h.ChapterTitle, h.SectionTitle} {
+		if words := foldedWords(strings.TrimSuffix(t, "…")); len(words) > 0 && !hasPrefix(text, words) {
+			add(t)
+		}
+	}
+	own, runes := 0, 0
+	for _, w := range text {
+		if !known[w] {
+			own += wordsIn(w)
+			runes += utf8.RuneCountInString(w)
+		}
+	}
+	return own <= ownWords && runes <= ownRunes
+}
+
+// wordsIn counts the words in one of FTS5's: one, but for scripts written
+// without spaces, where a token is a whole phrase ("これらはwindows用の項目です",
+// "these are the items for Windows"): about a word every two characters.
+func wordsIn(token string) int {
+	if !strings.ContainsFunc(token, func(r rune) bool {
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai)
+	}) {
+		return 1
+	}
+	return (utf8.RuneCountInString(token) + 1) / 2
+}
+
+func hasPrefix(words, prefix []string) bool {
+	return len(prefix) <= len(words) && slices.Equal(words[:len(prefix)], prefix)
+}
+
+// foldedWords returns s's words, split where FTS5 splits them and folded
+// to lower case without accents.
+func foldedWords(s string) []string {
+	return strings.FieldsFunc(index.FoldTerm(s), func(r rune) bool { return !isWordRune(r) })
+}

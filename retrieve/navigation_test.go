@@ -1,0 +1,129 @@
+package retrieve
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/grimoire-search/grimoire/index"
+)
+
+// TestPassagesThatPointElsewhereComeLast: a table of contents, a page list
+// with dot leaders and a cover hold the question's words densely, yet come
+// after every passage that says something, and only when there is room.
+func TestPassagesThatPointElsewhereComeLast(t *testing.T) {
+	v := unit(0, 0, 0, 1)
+	guide := book{
+		title: "Zero Trust Guide", author: "Ann Rose", typ: "pdf",
+		chapters: []string{"Zero Trust Guide", "Contents", "Front matter", "1 Basics", "1 Basics", "1 Basics", "2 Tenets"},
+		chunks: []string{
+			"Cover Image",
+			"1 Zero trust basics 2 Zero trust tenets 3 Zero trust deployments",
+			"1 Zero trust basics ........ 3 2 Zero trust tenets ........ 7 3 Zero trust deployments ........ 12",
+			"Zero trust moves defenses from static, network-based perimeters to users, assets, and resources.",
+			"An enterprise that adopts zero trust grants no implicit trust to assets based on their location.",
+			"Authentication and authorization are discrete functions, performed before trust is given to a session.",
+			"Every request to a resource is checked again, and access is granted per session, in zero trust.",
+		},
+		vecs: [][]float32{v, v, v, v, v, v, v},
+	}
+	// A note whose whole text is its title says what it says.
+	note := book{title: "Zero trust", typ: "markdown", chunks: []string{"Zero trust"}, vecs: [][]float32{v}}
+	w := newIndex(t, []book{guide, note})
+	pointers := map[string]bool{guide.chunks[0]: true, guide.chunks[1]: true, guide.chunks[2]: true}
+	for _, mode := range []string{FTS, Hybrid} {
+		s := New(&w.DB, fakeEmbedder{}, Options{Mode: mode, Dim: 4})
+		hits := search(t, s, Query{Text: "zero trust", Limit: 10})
+		if len(hits) != 8 {
+			t.Fatalf("%s: %d hits, want all 8 passages", mode, len(hits))
+		}
+		for i, h := range hits {
+			if want := i >= 5; pointers[h.Text] != want {
+				t.Errorf("%s: hit %d is %q", mode, i+1, h.Text)
+			}
+		}
+		for _, h := range search(t, s, Query{Text: "zero trust", Limit: 3}) {
+			if pointers[h.Text] {
+				t.Errorf("%s, limit 3: %q took a place", mode, h.Text)
+			}
+		}
+	}
+}
+
+func TestIsContentsTitle(t *testing.T) {
+	for title, want := range map[string]bool{
+		"Contents": true, "THE CONTENTS": true, "Brief Contents": true, "Table of Contents": true,
+		"Table des matières": true, "Inhaltsverzeichnis": true, "INDEX": true, "List of Figures": true,
+		"Figures": false, "Chapter 1. Contents of a File": false, "The contents of the hold": false,
+		"Indexing a slice": false, "": false,
+	} {
+		if got := isContentsTitle(title); got != want {
+			t.Errorf("%q: %v, want %v", title, got, want)
+		}
+	}
+}
+
+func TestListsPages(t *testing.T) {
+	for text, want := range map[string]bool{
+		"1 Introduction ........ 1 1.1 History ........ 2 2 Tenets ........ 4":      true,
+		"Preface . . . . . . . xiii Introduction . . . . . . 1 Piracy . . . . . 15": true,
+		// A table of contents cut into passages leaves a line in one.
+		"29 5.4 Visibility on the Network.......................................... 29":                                       true,
+		"Name: .................... Date: ....................":                                                               false,
+		"He paused.... 3 men came in, then... 2 more. It was late.... 1 by 1 they left, and the night went on and on and on.": false,
+		"It was a dark night.": false,
+	} {
+		if got := listsPages(text); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestSaysLittle(t *testing.T) {
+	hit := func(chapter, section, text string) index.Hit {
+		return index.Hit{
+			Chunk:        index.Chunk{Text: text},
+			Book:         index.Book{Title: "Alice's Adventures in Wonderland", Authors: []string{"Lewis Carroll"}},
+			ChapterTitle: chapter, SectionTitle: section,
+		}
+	}
+	for _, tc := range []struct {
+		h    index.Hit
+		want bool
+	}{
+		{hit("Cover", "Cover", "Cover Image"), true},
+		{hit("Alice's Adventures in Wonderland", "Alice's Adventures in Wonderland", "by Lewis Carroll"), true},
+		{hit("192 THE REAL PRINCESS", "192 THE REAL PRINCESS", "192"), true},
+		{hit("Front matter", "Front matter", "Brian Lonsdorf\n\nTable of Contents"), true},
+		{hit("CHAPTER V", "CHAPTER V", "it."), true},
+		// An untitled section is named by its first words.
+		{hit("CHAPTER X. The Lobster Quadrille", "“Soo—oop of the e—e—evening, Beautiful, beautiful Soup!”", "“Soo—oop of the e—e—evening, Beautiful, beautiful Soup!”"), false},
+		{hit("CHAPTER X", "Beautiful Soup, so rich and green…", "Beautiful Soup, so rich and green, waiting in a hot tureen!"), false},
+		// A section that asks a question is answered by a word.
+		{hit("FAQ", "Can I monitor machines?", "Yes."), false},
+		{hit("FAQ", "How does Prometheus compare?", "See the comparison page."), false},
+		// Scripts without spaces write a sentence as one token.
+		{hit("Windows専用", "Windows専用", "これらはWindows用の項目です。"), false},
+		{hit("Chapter 1", "Chapter 1", "Alice was beginning to get very tired of sitting by her sister."), false},
+	} {
+		if got := saysLittle(tc.h); got != tc.want {
+			t.Errorf("%q under %q: %v, want %v", tc.h.Text, tc.h.SectionTitle, got, tc.want)
+		}
+	}
+}
+
+func FuzzNavigation(f *testing.F) {
+	f.Add("1 Introduction ........ 1 1.1 History . . . . . ii", "Contents")
+	f.Add("Cover Image", "The Contents")
+	f.Add("....x.... 9 .... ", "Soup…")
+	f.Fuzz(func(t *testing.T, text, title string) {
+		n, dots := dotLeaders(text)
+		if dots < 4*n || dots > strings.Count(text, ".") {
+			t.Errorf("%q: %d leaders of %d dots", text, n, dots)
+		}
+		isContentsTitle(title)
+		h := index.Hit{Chunk: index.Chunk{Text: text}, Book: index.Book{Title: title}, ChapterTitle: title, SectionTitle: title}
+		if saysLittle(h) && len(text) > saysLittleBytes {
+			t.Errorf("a text of %d bytes says little", len(text))
+		}
+	})
+}
