@@ -10,9 +10,10 @@ import (
 
 // A library often holds one text more than once: editions of a novel, a
 // copy with other front matter, the same licence at the end of many
-// files. Such a passage is one hit, found in the book where it scored
-// best, listing the others (Hit.AlsoIn); a search returns limit distinct
-// passages.
+// files; a book may too (a notice in every chapter). Such a passage is
+// one hit, found where it scored best, listing the other books, or the
+// other place in its own, that hold it (Hit.AlsoIn); a search returns
+// limit distinct passages.
 //
 // Two passages of different books are the same text when they share
 // enough of the word 3-grams (shingles) of the shorter one, counted over
@@ -41,6 +42,13 @@ import (
 const (
 	editionShare  = 0.4
 	sameTextShare = 0.5
+	// sameBookShare is the share of the longer passage's shingles that
+	// makes two passages of one book the same text: a book that says a
+	// thing twice (a notice in every chapter, a document bound in twice)
+	// says it word for word, where passages alike in form (a law's
+	// amendments, two proofs) differ in a word of every few, and a
+	// passage that quotes another holds more.
+	sameBookShare = 0.9
 	// shingleFloor keeps short passages apart: a line of dialogue ("I
 	// don't know that, Stubb") shares half its few shingles with many
 	// pages of other books.
@@ -87,7 +95,7 @@ func (d *distinct) full() bool { return len(d.hits) >= d.limit }
 func (d *distinct) add(h Hit) {
 	sh := shingle.Of(h.Text)
 	title := titleKey(h.Book.Title)
-	if i := d.sameAs(h.BookID, title, sh); i >= 0 {
+	if i := d.sameAs(h.Hit, title, sh); i >= 0 {
 		if k := &d.hits[i]; !listed(k.AlsoIn, h.BookID) {
 			k.AlsoIn = append(k.AlsoIn, h.Hit)
 		}
@@ -123,10 +131,10 @@ func (d *distinct) addAside() {
 	d.aside = nil
 }
 
-// sameAs returns the kept hit of another book than book (titled title,
-// folded) that shares the largest share of shingles with sh, if that share
-// makes it the same text; else -1.
-func (d *distinct) sameAs(book int64, title string, sh []uint64) int {
+// sameAs returns the kept hit that shares the largest share of shingles
+// with sh, the shingles of h (of a book titled title, folded), if that
+// share makes it the same text; else -1.
+func (d *distinct) sameAs(h index.Hit, title string, sh []uint64) int {
 	if len(d.hits) == 0 || len(sh) == 0 {
 		return -1
 	}
@@ -140,11 +148,22 @@ func (d *distinct) sameAs(book int64, title string, sh []uint64) int {
 	}
 	best, bestShare := -1, 0.0
 	for i, n := range shared {
-		if n == 0 || d.hits[i].BookID == book {
+		if n == 0 {
 			continue
 		}
 		share := sameShare(n, len(sh), len(d.shingles[i]))
-		if share >= neededShare(title, d.titles[i]) && share > bestShare {
+		need := neededShare(title, d.titles[i])
+		if k := d.hits[i]; k.BookID == h.BookID {
+			// Passages next to each other share the overlap that
+			// chunking repeats, not their text.
+			if k.Index-h.Index <= 1 && h.Index-k.Index <= 1 {
+				continue
+			}
+			// Both passages whole: a book may quote itself.
+			share = float64(n) / float64(max(len(sh), len(d.shingles[i]), shingleFloor))
+			need = sameBookShare
+		}
+		if share >= need && share > bestShare {
 			best, bestShare = i, share
 		}
 	}

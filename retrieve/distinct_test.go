@@ -24,6 +24,11 @@ func hitOf(id, book int64, text string) Hit {
 	return h
 }
 
+func at(h Hit, index int) Hit {
+	h.Index = index
+	return h
+}
+
 func titled(h Hit, title string) Hit {
 	h.Book.Title = title
 	return h
@@ -88,8 +93,14 @@ func TestDistinctFolds(t *testing.T) {
 		{"editions fold into the best", 10,
 			[]Hit{hitOf(1, 10, croquetAbridged), hitOf(2, 20, croquetFull), hitOf(3, 30, croquetFull), hitOf(4, 20, pigAndPepper)},
 			[]want{{1, []int64{2, 3}}, {4, nil}}},
-		{"one book never folds into itself", 10,
-			[]Hit{hitOf(1, 10, croquetFull), hitOf(2, 10, croquetFull)},
+		{"a book's neighbouring passages never fold", 10,
+			[]Hit{at(hitOf(1, 10, croquetFull), 4), at(hitOf(2, 10, croquetFull), 5)},
+			[]want{{1, nil}, {2, nil}}},
+		{"a book that says a passage twice is one hit", 10,
+			[]Hit{at(hitOf(1, 10, croquetFull), 4), at(hitOf(2, 10, croquetFull), 40), at(hitOf(3, 10, croquetFull), 80)},
+			[]want{{1, []int64{2}}}},
+		{"a book's passages that only look alike stay apart", 10,
+			[]Hit{at(hitOf(1, 10, croquetFull), 4), at(hitOf(2, 10, half), 40)},
 			[]want{{1, nil}, {2, nil}}},
 		{"a book is listed once", 10,
 			[]Hit{hitOf(1, 10, croquetFull), hitOf(2, 20, croquetFull), hitOf(3, 20, croquetAbridged)},

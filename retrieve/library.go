@@ -352,7 +352,8 @@ type HitView struct {
 	// probably holds nothing that answers the question.
 	NoMatch bool `json:"no_match"`
 	// AlsoIn lists the other books and editions that hold the same
-	// passage; empty when only this one does.
+	// passage, and the other place of its own book that says it again;
+	// empty when only this one does.
 	AlsoIn []PlaceView `json:"also_in"`
 	// Series and Tags are the book's catalogue's (calibre's, or its
 	// file's), left out when it has none: enough to tell a series'

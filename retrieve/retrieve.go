@@ -161,8 +161,9 @@ type Hit struct {
 	// the passage holds; see NoMatch.
 	Coverage float64
 	// AlsoIn are the other books that hold the same passage (other
-	// editions, copies), each once, in ranking order; their scores do not
-	// add to this hit's.
+	// editions, copies), each once, in ranking order, and the other place
+	// of the hit's own book that says it word for word; their scores do
+	// not add to this hit's.
 	AlsoIn []index.Hit
 	// NoMatch is the search's verdict, the same on every hit: none of its
 	// best passages covers the question (see NoMatch).
