@@ -78,15 +78,21 @@ func isContentsTitle(title string) bool {
 // listsPages reports whether text is a list of pages printed with dot
 // leaders ("2.1 Tenets of Zero Trust ........ 6"): leaderLines of them,
 // or fewer that make up a third of it or more (a table of contents cut
-// into passages leaves a line or two in one).
+// into passages leaves a line or two in one). The numbers must be pages:
+// whole, and in order, so that a price list or an account ("Total assets
+// ........ 12,345") says what it says.
 func listsPages(text string) bool {
-	n, dots := dotLeaders(text)
-	return n >= leaderLines || n > 0 && 3*dots >= len(text)
+	n, dots, ordered := dotLeaders(text)
+	return ordered && (n >= leaderLines || n > 0 && 3*dots >= len(text))
 }
 
 // dotLeaders counts the runs of four dots or more (spaced or not) that
-// lead to a page number (a digit or a roman numeral), and their dots.
-func dotLeaders(text string) (n, dots int) {
+// lead to a page number (a whole number, or a roman numeral as front
+// matter is numbered), and their dots; ordered is false when a leader
+// leads to another kind of number, or a page comes before the one listed
+// above it.
+func dotLeaders(text string) (n, dots int, ordered bool) {
+	last := 0
 	for i := 0; i < len(text); {
 		j, run := i, 0
 		for j < len(text) && (text[j] == '.' || text[j] == ' ' && j+1 < len(text) && text[j+1] == '.') {
@@ -102,13 +108,32 @@ func dotLeaders(text string) (n, dots int) {
 		for j < len(text) && text[j] == ' ' {
 			j++
 		}
-		if j < len(text) && (text[j] >= '0' && text[j] <= '9' || strings.IndexByte("ivxlcIVXLC", text[j]) >= 0) {
+		k := j
+		for k < len(text) && strings.IndexByte("ivxlcIVXLC", text[k]) >= 0 {
+			k++
+		}
+		page := 0
+		if k == j {
+			for k < len(text) && text[k] >= '0' && text[k] <= '9' && page < 1e6 {
+				page = 10*page + int(text[k]-'0')
+				k++
+			}
+			// 12,345 or 3.50: an amount.
+			if k > j && k+1 < len(text) && (text[k] == ',' || text[k] == '.') && text[k+1] >= '0' && text[k+1] <= '9' {
+				return n, dots, false
+			}
+		}
+		if k > j {
+			if page > 0 && page < last {
+				return n, dots, false
+			}
+			last = max(last, page)
 			n++
 			dots += run
 		}
-		i = j
+		i = k
 	}
-	return n, dots
+	return n, dots, true
 }
 
 // saysLittle reports whether a passage adds no more than ownWords short

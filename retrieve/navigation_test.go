@@ -67,8 +67,12 @@ func TestListsPages(t *testing.T) {
 		"1 Introduction ........ 1 1.1 History ........ 2 2 Tenets ........ 4":      true,
 		"Preface . . . . . . . xiii Introduction . . . . . . 1 Piracy . . . . . 15": true,
 		// A table of contents cut into passages leaves a line in one.
-		"29 5.4 Visibility on the Network.......................................... 29":                                       true,
-		"Name: .................... Date: ....................":                                                               false,
+		"29 5.4 Visibility on the Network.......................................... 29": true,
+		"Name: .................... Date: ....................":                         false,
+		// Amounts, and numbers out of order, are no pages.
+		"Revenue ........ 12,345 Cost of sales ........ 6,789 Gross profit ........ 5,556":                                    false,
+		"Coffee ........ 3.50 Tea ........ 2.75 Cake ........ 4.00":                                                           false,
+		"Soup ........ 8 Steak ........ 24 Salad ........ 9":                                                                  false,
 		"He paused.... 3 men came in, then... 2 more. It was late.... 1 by 1 they left, and the night went on and on and on.": false,
 		"It was a dark night.": false,
 	} {
@@ -116,7 +120,7 @@ func FuzzNavigation(f *testing.F) {
 	f.Add("Cover Image", "The Contents")
 	f.Add("....x.... 9 .... ", "Soup…")
 	f.Fuzz(func(t *testing.T, text, title string) {
-		n, dots := dotLeaders(text)
+		n, dots, _ := dotLeaders(text)
 		if dots < 4*n || dots > strings.Count(text, ".") {
 			t.Errorf("%q: %d leaders of %d dots", text, n, dots)
 		}
