@@ -83,23 +83,29 @@ func isContentsTitle(title string) bool {
 // ........ 12,345") says what it says.
 func listsPages(text string) bool {
 	n, dots, ordered := dotLeaders(text)
-	return ordered && (n >= leaderLines || n > 0 && 3*dots >= len(text))
+	return ordered && (n >= leaderLines || n > 0 && 3*dots >= utf8.RuneCountInString(text))
 }
 
-// dotLeaders counts the runs of four dots or more (spaced or not) that
-// lead to a page number (a whole number, or a roman numeral as front
-// matter is numbered), and their dots; ordered is false when a leader
-// leads to another kind of number, or a page comes before the one listed
-// above it.
+// dotLeaders counts the runs of four dots or more (spaced or not; full
+// stops, middle dots or ellipses) that lead to a page number (a whole
+// number, or a roman numeral as front matter is numbered), and their
+// dots; ordered is false when a leader leads to another kind of number,
+// or a page comes before the one listed above it.
 func dotLeaders(text string) (n, dots int, ordered bool) {
 	last := 0
 	for i := 0; i < len(text); {
 		j, run := i, 0
-		for j < len(text) && (text[j] == '.' || text[j] == ' ' && j+1 < len(text) && text[j+1] == '.') {
-			if text[j] == '.' {
-				run++
+		for j < len(text) {
+			marks, size := leaderAt(text, j)
+			if marks == 0 && text[j] == ' ' && j+1 < len(text) {
+				marks, size = leaderAt(text, j+1)
+				size++
 			}
-			j++
+			if marks == 0 {
+				break
+			}
+			run += marks
+			j += size
 		}
 		if run < 4 {
 			i = max(j, i+1)
@@ -134,6 +140,21 @@ func dotLeaders(text string) (n, dots int, ordered bool) {
 		i = k
 	}
 	return n, dots, true
+}
+
+// leaderAt returns how many dots the leader mark at text[i] stands for (a
+// full stop, a middle dot, an ellipsis), and its size in bytes; 0 when
+// text[i] starts none.
+func leaderAt(text string, i int) (marks, size int) {
+	switch {
+	case text[i] == '.':
+		return 1, 1
+	case strings.HasPrefix(text[i:], "…"):
+		return 3, len("…")
+	case strings.HasPrefix(text[i:], "·"):
+		return 1, len("·")
+	}
+	return 0, 0
 }
 
 // saysLittle reports whether a passage adds no more than ownWords short

@@ -68,6 +68,8 @@ func TestListsPages(t *testing.T) {
 		"Preface . . . . . . . xiii Introduction . . . . . . 1 Piracy . . . . . 15": true,
 		// A table of contents cut into passages leaves a line in one.
 		"29 5.4 Visibility on the Network.......................................... 29": true,
+		"Introduction………………… 1 The Trial………………… 17 The Verdict………………… 40":               true,
+		"Préface · · · · · · 7 Le procès · · · · · · 19 Le verdict · · · · · · 40":      true,
 		"Name: .................... Date: ....................":                         false,
 		// Amounts, and numbers out of order, are no pages.
 		"Revenue ........ 12,345 Cost of sales ........ 6,789 Gross profit ........ 5,556":                                    false,
@@ -119,9 +121,10 @@ func FuzzNavigation(f *testing.F) {
 	f.Add("1 Introduction ........ 1 1.1 History . . . . . ii", "Contents")
 	f.Add("Cover Image", "The Contents")
 	f.Add("....x.... 9 .... ", "Soup…")
+	f.Add("Introduction……… 1 · · · · ii", "Index")
 	f.Fuzz(func(t *testing.T, text, title string) {
 		n, dots, _ := dotLeaders(text)
-		if dots < 4*n || dots > strings.Count(text, ".") {
+		if marks := strings.Count(text, ".") + 3*strings.Count(text, "…") + strings.Count(text, "·"); dots < 4*n || dots > marks {
 			t.Errorf("%q: %d leaders of %d dots", text, n, dots)
 		}
 		isContentsTitle(title)
