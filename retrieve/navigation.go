@@ -53,7 +53,7 @@ const (
 func (s *Searcher) pointsElsewhere(ctx context.Context, h index.Hit) (bool, error) {
 	switch {
 	case isContentsTitle(h.ChapterTitle), isContentsTitle(h.SectionTitle),
-		listsPages(h.Text):
+		listsPages(h.Text), listsDivisions(h.Text):
 		return true, nil
 	case !saysLittle(h):
 		return false, nil
@@ -155,6 +155,107 @@ func leaderAt(text string, i int) (marks, size int) {
 		return 1, len("·")
 	}
 	return 0, 0
+}
+
+// divisionWords name a book's divisions in a list of them ("Sec. 217.
+// Interception of computer trespasser communications. Sec. 218. …").
+var divisionWords = []string{
+	"sec", "section", "chapter", "part", "book", "article", "title", "appendix",
+	"chapitre", "partie", "kapitel", "abschnitt", "teil", "capítulo", "capitulo",
+	"capitolo", "parte", "глава", "часть",
+}
+
+// Thresholds of a list of divisions, measured on the corpus's books: the
+// tables of contents written as text (the USA PATRIOT Act's, Moby-Dick's,
+// Pride and Prejudice's) give 6 to 61 entries of 2 to 11 words, numbered
+// in order (88 % of neighbours or more); text that cites divisions (a law
+// amending others, a book's overview of its chapters) 15 words or more an
+// entry, or its numbers out of order.
+const (
+	divisionEntries = 6
+	divisionWordsAn = 12
+	divisionOrder   = 0.8
+)
+
+// listsDivisions reports whether text is a list of a book's divisions: at
+// least divisionEntries of a division word and its number, a few words
+// apart, numbered in order.
+func listsDivisions(text string) bool {
+	var nums []int
+	words, prev := 0, ""
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			i += n
+			continue
+		}
+		j := wordEnd(text, i)
+		w := text[i:j]
+		words++
+		if v := divisionNumber(w); v > 0 && slices.ContainsFunc(divisionWords, func(d string) bool { return strings.EqualFold(d, prev) }) {
+			nums = append(nums, v)
+		}
+		prev, i = w, j
+	}
+	if len(nums) < divisionEntries || words > divisionWordsAn*len(nums) {
+		return false
+	}
+	rising := 0
+	for k := 1; k < len(nums); k++ {
+		if nums[k] > nums[k-1] {
+			rising++
+		}
+	}
+	return float64(rising) >= divisionOrder*float64(len(nums)-1)
+}
+
+// divisionNumber reads w as a division's number, in figures or in roman
+// numerals; 0 when it is neither.
+func divisionNumber(w string) int {
+	if len(w) > 6 {
+		return 0
+	}
+	n := 0
+	for k := 0; k < len(w); k++ {
+		if w[k] < '0' || w[k] > '9' {
+			return roman(w)
+		}
+		n = 10*n + int(w[k]-'0')
+	}
+	return n
+}
+
+// roman reads w as a roman numeral up to C (a hundred and more: CXXXV);
+// 0 when it is none.
+func roman(w string) int {
+	value := func(c byte) int {
+		switch c | 0x20 {
+		case 'i':
+			return 1
+		case 'v':
+			return 5
+		case 'x':
+			return 10
+		case 'l':
+			return 50
+		case 'c':
+			return 100
+		}
+		return 0
+	}
+	n := 0
+	for k := 0; k < len(w); k++ {
+		v := value(w[k])
+		if v == 0 {
+			return 0
+		}
+		if k+1 < len(w) && value(w[k+1]) > v {
+			n -= v
+		} else {
+			n += v
+		}
+	}
+	return max(n, 0)
 }
 
 // saysLittle reports whether a passage adds no more than ownWords short

@@ -128,9 +128,32 @@ func FuzzNavigation(f *testing.F) {
 			t.Errorf("%q: %d leaders of %d dots", text, n, dots)
 		}
 		isContentsTitle(title)
+		listsDivisions(text)
 		h := index.Hit{Chunk: index.Chunk{Text: text}, Book: index.Book{Title: title}, ChapterTitle: title, SectionTitle: title}
 		if saysLittle(h) && len(text) > saysLittleBytes {
 			t.Errorf("a text of %d bytes says little", len(text))
 		}
 	})
+}
+
+func TestListsDivisions(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Sec. 217. Interception of computer trespasser communications. Sec. 218. Foreign intelligence information. Sec. 219. Single-jurisdiction search warrants for terrorism. Sec. 220. Nationwide service of search warrants. Sec. 221. Trade sanctions. Sec. 222. Assistance to law enforcement agencies.": true,
+		"CHAPTER I. | Down the Rabbit-Hole CHAPTER II. | The Pool of Tears CHAPTER III. | A Caucus-Race CHAPTER IV. | The Rabbit Sends in a Little Bill CHAPTER V. | Advice from a Caterpillar CHAPTER VI. | Pig and Pepper":                                                                                   true,
+		"CONTENTS Chapter 1 Chapter 2 Chapter 3 Chapter 4 Chapter 5 Chapter 6 Chapter 7": true,
+		// A book's overview of its chapters says more of each.
+		"Chapter 1 is about installing the toolchain on your machine, writing a first small program, and building it with the package manager. " +
+			"Chapter 2 is a hands-on introduction to writing a whole program, a guessing game that reads input and compares numbers. " +
+			"Chapter 3 covers the features that are similar to those of other languages, such as variables, types and loops. " +
+			"Chapter 4 explains ownership, the idea that sets the language apart, and how it keeps memory safe without a collector. " +
+			"Chapter 5 discusses structs and methods, the way to group related data and the behaviour that goes with it. " +
+			"Chapter 6 covers enums and pattern matching, which let a value be one of several kinds and code handle each.": false,
+		// A law citing others numbers them out of order.
+		"Section 2331 of title 18 is amended; section 1 of chapter 113B, section 3 of title 50, section 2 of title 18, section 1 of part 4, and section 5 of title 12 apply.": false,
+		"Part of the book was lost.": false,
+	} {
+		if got := listsDivisions(text); got != want {
+			t.Errorf("%.60q: %v, want %v", text, got, want)
+		}
+	}
 }
