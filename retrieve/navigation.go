@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/roman"
 )
 
 // Some passages only point elsewhere: a table of contents, a list of
@@ -172,9 +173,9 @@ var divisionWords = []string{
 // amending others, a book's overview of its chapters) 15 words or more an
 // entry, or its numbers out of order.
 const (
-	divisionEntries = 6
-	divisionWordsAn = 12
-	divisionOrder   = 0.8
+	divisionEntries    = 6
+	divisionEntryWords = 12
+	divisionOrder      = 0.8
 )
 
 // listsDivisions reports whether text is a list of a book's divisions: at
@@ -197,7 +198,7 @@ func listsDivisions(text string) bool {
 		}
 		prev, i = w, j
 	}
-	if len(nums) < divisionEntries || words > divisionWordsAn*len(nums) {
+	if len(nums) < divisionEntries || words > divisionEntryWords*len(nums) {
 		return false
 	}
 	rising := 0
@@ -218,44 +219,11 @@ func divisionNumber(w string) int {
 	n := 0
 	for k := 0; k < len(w); k++ {
 		if w[k] < '0' || w[k] > '9' {
-			return roman(w)
+			return roman.Value(w)
 		}
 		n = 10*n + int(w[k]-'0')
 	}
 	return n
-}
-
-// roman reads w as a roman numeral up to C (a hundred and more: CXXXV);
-// 0 when it is none.
-func roman(w string) int {
-	value := func(c byte) int {
-		switch c | 0x20 {
-		case 'i':
-			return 1
-		case 'v':
-			return 5
-		case 'x':
-			return 10
-		case 'l':
-			return 50
-		case 'c':
-			return 100
-		}
-		return 0
-	}
-	n := 0
-	for k := 0; k < len(w); k++ {
-		v := value(w[k])
-		if v == 0 {
-			return 0
-		}
-		if k+1 < len(w) && value(w[k+1]) > v {
-			n -= v
-		} else {
-			n += v
-		}
-	}
-	return max(n, 0)
 }
 
 // saysLittle reports whether a passage adds no more than ownWords short

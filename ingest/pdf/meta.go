@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/internal/roman"
 	"github.com/pdfcpu/pdfcpu/pkg/api"
 	"github.com/pdfcpu/pdfcpu/pkg/filter"
 	"github.com/pdfcpu/pdfcpu/pkg/pdfcpu"
@@ -528,9 +529,9 @@ func formatLabel(style string, n int) string {
 	case "D":
 		return fmt.Sprint(n)
 	case "R":
-		return roman(n)
+		return romanLabel(n)
 	case "r":
-		return strings.ToLower(roman(n))
+		return strings.ToLower(romanLabel(n))
 	case "A":
 		return letters(n, 'A')
 	case "a":
@@ -539,21 +540,12 @@ func formatLabel(style string, n int) string {
 	return ""
 }
 
-func roman(n int) string {
-	if n <= 0 || n >= 4000 {
-		return fmt.Sprint(n)
+// romanLabel writes n in Roman numerals, or in figures where they cannot.
+func romanLabel(n int) string {
+	if s := roman.Format(n); s != "" {
+		return s
 	}
-	var b strings.Builder
-	for _, s := range []struct {
-		v int
-		s string
-	}{{1000, "M"}, {900, "CM"}, {500, "D"}, {400, "CD"}, {100, "C"}, {90, "XC"}, {50, "L"}, {40, "XL"}, {10, "X"}, {9, "IX"}, {5, "V"}, {4, "IV"}, {1, "I"}} {
-		for n >= s.v {
-			b.WriteString(s.s)
-			n -= s.v
-		}
-	}
-	return b.String()
+	return fmt.Sprint(n)
 }
 
 // letters is the A..Z, AA..ZZ, AAA.. numbering of the PDF specification.

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/grimoire-search/grimoire/internal/roman"
 )
 
 // kind is how a line was recognised as a heading, from the most to the least
@@ -212,56 +214,6 @@ func isTitleWord(s string) bool {
 // case: "chapter 3" inside a sentence is not a heading.
 func caseOK(s string) bool { return isUpper(s) || isTitleWord(s) }
 
-// romanValue parses a well-formed Roman numeral written in one case; 0
-// means it is not one, so "MIX", "IIII" and "Ii" are rejected.
-func romanValue(s string) int {
-	if s == "" || len(s) > 15 {
-		return 0
-	}
-	var buf [15]byte
-	lower := s[0] >= 'a'
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if lower {
-			c -= 'a' - 'A'
-		}
-		buf[i] = c
-	}
-	u := buf[:len(s)]
-	m := 0
-	for m < 3 && m < len(u) && u[m] == 'M' {
-		m++
-	}
-	h, u := romanDigit(u[m:], 'C', 'D', 'M')
-	t, u := romanDigit(u, 'X', 'L', 'C')
-	o, u := romanDigit(u, 'I', 'V', 'X')
-	if len(u) > 0 {
-		return 0
-	}
-	return m*1000 + h*100 + t*10 + o
-}
-
-// romanDigit reads one decimal digit of a Roman numeral from the symbols
-// for one, five and ten of its place: "", I, II, III, IV, V, VI, VII, VIII,
-// IX.
-func romanDigit(u []byte, one, five, ten byte) (int, []byte) {
-	if len(u) >= 2 && u[0] == one && (u[1] == five || u[1] == ten) {
-		if u[1] == ten {
-			return 9, u[2:]
-		}
-		return 4, u[2:]
-	}
-	n := 0
-	if len(u) > 0 && u[0] == five {
-		n, u = 5, u[1:]
-	}
-	k := 0
-	for k < 3 && k < len(u) && u[k] == one {
-		k++
-	}
-	return n + k, u[k:]
-}
-
 func arabicValue(s string) int {
 	if s == "" || len(s) > 4 {
 		return 0
@@ -279,7 +231,7 @@ func arabicValue(s string) int {
 // numberValue reads what may follow a label: a Roman or Arabic numeral, a
 // number word ("ONE", "TWENTY-ONE") or an ordinal ("FIRST", "PREMIER").
 func numberValue(s string) (int, bool) {
-	if v := romanValue(s); v > 0 {
+	if v := roman.Value(s); v > 0 {
 		return v, true
 	}
 	if v := arabicValue(s); v > 0 || s == "0" {
@@ -338,7 +290,7 @@ func keyword(s string) bool {
 	if w == "" || len(w) > 16 {
 		return false
 	}
-	if romanValue(w) > 0 || arabicValue(w) > 0 {
+	if roman.Value(w) > 0 || arabicValue(w) > 0 {
 		return true
 	}
 	// Upper-case ASCII words in a buffer: the map lookups below then do not
@@ -526,7 +478,7 @@ func specialHeading(s string, ws []word) (heading, bool) {
 func numeralHeading(ws []word) heading {
 	w := ws[0]
 	if len(ws) == 1 {
-		if v := romanValue(w.core); v > 0 && isUpper(w.core) && (w.raw == w.core || w.raw == w.core+".") {
+		if v := roman.Value(w.core); v > 0 && isUpper(w.core) && (w.raw == w.core || w.raw == w.core+".") {
 			return heading{kind: kindNumber, rank: rankNumber, value: v, bare: true}
 		}
 		if v := arabicValue(w.core); v > 0 && w.raw == w.core+"." {
@@ -534,7 +486,7 @@ func numeralHeading(ws []word) heading {
 		}
 		return heading{}
 	}
-	v := romanValue(w.core)
+	v := roman.Value(w.core)
 	if v == 0 || !isUpper(w.core) || w.raw != w.core+"." {
 		return heading{}
 	}
@@ -584,7 +536,7 @@ func capsLine(line string) (ok, sub bool) {
 		return false, false
 	}
 	w := ws[0]
-	sub = (len(ws) > 1 && w.sep && (arabicValue(w.core) > 0 || romanValue(w.core) > 0)) ||
+	sub = (len(ws) > 1 && w.sep && (arabicValue(w.core) > 0 || roman.Value(w.core) > 0)) ||
 		(len(ws) > 1 && ordinals[w.core])
 	return true, sub
 }

@@ -104,19 +104,6 @@ func TestRankOrder(t *testing.T) {
 	}
 }
 
-func TestRomanValue(t *testing.T) {
-	tests := map[string]int{
-		"I": 1, "IV": 4, "IX": 9, "XIV": 14, "XL": 40, "XC": 90, "CD": 400, "MCMXCIX": 1999,
-		"MMMCMXCIX": 3999, "xii": 12, "XXVIII": 28,
-		"": 0, "IIII": 0, "VV": 0, "IC": 0, "MIX": 1009, "Ii": 0, "ABC": 0, "IIV": 0, "MMMM": 0,
-	}
-	for s, want := range tests {
-		if got := romanValue(s); got != want {
-			t.Errorf("romanValue(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
 func TestCapsLine(t *testing.T) {
 	tests := []struct {
 		line    string

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/internal/roman"
 )
 
 // headingName matches the names word processors give heading styles, in
@@ -64,24 +65,11 @@ func ListNumber(n int, format string) string {
 		if n < 1 || n > 3999 {
 			break
 		}
-		s := roman(n)
+		s := roman.Format(n)
 		if format == "lowerRoman" {
 			s = strings.ToLower(s)
 		}
 		return s
 	}
 	return strconv.Itoa(n)
-}
-
-func roman(n int) string {
-	vals := []int{1000, 900, 500, 400, 100, 90, 50, 40, 10, 9, 5, 4, 1}
-	syms := []string{"M", "CM", "D", "CD", "C", "XC", "L", "XL", "X", "IX", "V", "IV", "I"}
-	var sb strings.Builder
-	for i, v := range vals {
-		for n >= v {
-			sb.WriteString(syms[i])
-			n -= v
-		}
-	}
-	return sb.String()
 }
