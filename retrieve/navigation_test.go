@@ -62,6 +62,23 @@ func TestIsContentsTitle(t *testing.T) {
 	}
 }
 
+func TestListsUnder(t *testing.T) {
+	for _, tc := range []struct {
+		title, text string
+		want        bool
+	}{
+		{"Contents", "I. A Scandal in Bohemia II. The Red-Headed League", true},
+		{"Index", "artist remuneration in, 52, 58–59, 74, 195, 196–97, 199 blogs on, 41, 42–45", true},
+		// The outline puts the book's last pages under its index.
+		{"INDEX", "LAWRENCE LESSIG, professor of law and founder of the Center for Internet and Society, is the author of Code and The Future of Ideas.", false},
+		{"Chapter 3", "artist remuneration in, 52, 58–59, 74", false},
+	} {
+		if got := listsUnder(tc.title, tc.text); got != tc.want {
+			t.Errorf("%q under %q: %v, want %v", tc.text, tc.title, got, tc.want)
+		}
+	}
+}
+
 func TestListsPages(t *testing.T) {
 	for text, want := range map[string]bool{
 		"1 Introduction ........ 1 1.1 History ........ 2 2 Tenets ........ 4":      true,
@@ -127,7 +144,7 @@ func FuzzNavigation(f *testing.F) {
 		if marks := strings.Count(text, ".") + 3*strings.Count(text, "…") + strings.Count(text, "·"); dots < 4*n || dots > marks {
 			t.Errorf("%q: %d leaders of %d dots", text, n, dots)
 		}
-		isContentsTitle(title)
+		listsUnder(title, text)
 		listsDivisions(text)
 		h := index.Hit{Chunk: index.Chunk{Text: text}, Book: index.Book{Title: title}, ChapterTitle: title, SectionTitle: title}
 		if saysLittle(h) && len(text) > saysLittleBytes {
