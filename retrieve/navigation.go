@@ -122,6 +122,10 @@ func listsPages(text string) bool {
 func dotLeaders(text string) (n, dots int, ordered bool) {
 	last := 0
 	for i := 0; i < len(text); {
+		// Skip to the next byte that may start a leader mark.
+		for i < len(text) && text[i] != '.' && text[i] != "…"[0] && text[i] != "·"[0] {
+			i++
+		}
 		j, run := i, 0
 		for j < len(text) {
 			marks, size := leaderAt(text, j)
@@ -212,12 +216,24 @@ func listsDivisions(text string) bool {
 	var nums []int
 	words, prev := 0, ""
 	for i := 0; i < len(text); {
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			i += n
+		// Bytes of ASCII are read as bytes: this runs on every
+		// candidate, and most of their text is ASCII.
+		if c := text[i]; c < utf8.RuneSelf && !isASCIIWordByte(c) {
+			i++
 			continue
+		} else if c >= utf8.RuneSelf {
+			if r, n := utf8.DecodeRuneInString(text[i:]); !isWordRune(r) {
+				i += n
+				continue
+			}
 		}
-		j := wordEnd(text, i)
+		j := i
+		for j < len(text) && text[j] < utf8.RuneSelf && isASCIIWordByte(text[j]) {
+			j++
+		}
+		if j < len(text) && text[j] >= utf8.RuneSelf {
+			j = wordEnd(text, j)
+		}
 		w := text[i:j]
 		words++
 		if v := divisionNumber(w); v > 0 && slices.ContainsFunc(divisionWords, func(d string) bool { return strings.EqualFold(d, prev) }) {
@@ -235,6 +251,10 @@ func listsDivisions(text string) bool {
 		}
 	}
 	return float64(rising) >= divisionOrder*float64(len(nums)-1)
+}
+
+func isASCIIWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // divisionNumber reads w as a division's number, in figures or in roman
