@@ -157,9 +157,17 @@ func wordsBeginning(text string, prefixes []string) []string {
 }
 
 // wordEnd returns where the word that goes on at text[i] ends: the first
-// rune from i that is no word rune, or the text's end.
+// rune from i that is no word rune, or the text's end. ASCII is read byte
+// by byte.
 func wordEnd(text string, i int) int {
 	for i < len(text) {
+		if c := text[i]; c < utf8.RuneSelf {
+			if !isASCIIWordByte(c) {
+				break
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if !isWordRune(r) {
 			break
@@ -167,6 +175,17 @@ func wordEnd(text string, i int) int {
 		i += n
 	}
 	return i
+}
+
+// isASCIIWordByte is isWordRune for an ASCII byte.
+func isASCIIWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// foldedWords returns s's words, split where FTS5 splits them and folded
+// to lower case without accents.
+func foldedWords(s string) []string {
+	return strings.FieldsFunc(index.FoldTerm(s), func(r rune) bool { return !isWordRune(r) })
 }
 
 // isWordRune reports whether r belongs to a word, where FTS5's unicode61

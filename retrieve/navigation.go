@@ -216,8 +216,8 @@ func listsDivisions(text string) bool {
 	var nums []int
 	words, prev := 0, ""
 	for i := 0; i < len(text); {
-		// Bytes of ASCII are read as bytes: this runs on every
-		// candidate, and most of their text is ASCII.
+		// This runs on every candidate: ASCII, most of their text, is
+		// read byte by byte.
 		if c := text[i]; c < utf8.RuneSelf && !isASCIIWordByte(c) {
 			i++
 			continue
@@ -227,13 +227,7 @@ func listsDivisions(text string) bool {
 				continue
 			}
 		}
-		j := i
-		for j < len(text) && text[j] < utf8.RuneSelf && isASCIIWordByte(text[j]) {
-			j++
-		}
-		if j < len(text) && text[j] >= utf8.RuneSelf {
-			j = wordEnd(text, j)
-		}
+		j := wordEnd(text, i)
 		w := text[i:j]
 		words++
 		if v := divisionNumber(w); v > 0 && slices.ContainsFunc(divisionWords, func(d string) bool { return strings.EqualFold(d, prev) }) {
@@ -251,10 +245,6 @@ func listsDivisions(text string) bool {
 		}
 	}
 	return float64(rising) >= divisionOrder*float64(len(nums)-1)
-}
-
-func isASCIIWordByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // divisionNumber reads w as a division's number, in figures or in roman
@@ -333,10 +323,4 @@ func wordsIn(token string) int {
 
 func hasPrefix(words, prefix []string) bool {
 	return len(prefix) <= len(words) && slices.Equal(words[:len(prefix)], prefix)
-}
-
-// foldedWords returns s's words, split where FTS5 splits them and folded
-// to lower case without accents.
-func foldedWords(s string) []string {
-	return strings.FieldsFunc(index.FoldTerm(s), func(r rune) bool { return !isWordRune(r) })
 }

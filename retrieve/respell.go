@@ -41,7 +41,7 @@ func spellings(passages []string, chunks int) passageWords {
 	seen := make(map[string]bool)
 	for i, p := range passages {
 		words := make(map[string]bool)
-		for _, w := range strings.FieldsFunc(index.FoldTerm(p), func(r rune) bool { return !isWordRune(r) }) {
+		for _, w := range foldedWords(p) {
 			words[w] = true
 			n := utf8.RuneCountInString(w)
 			if n < respellMinRunes-1 || seen[w] || strings.ContainsFunc(w, unicode.IsDigit) {
