@@ -686,3 +686,29 @@ func TestChunksToEmbedAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestChunksToEmbedSeeksToTheBatch: SQLite finds the next batch by
+// seeking in the book's chunks to the index it starts after, not by
+// stepping over every chunk before it (a cost that, batch after batch,
+// grows with the square of the book's chunks).
+func TestChunksToEmbedSeeksToTheBatch(t *testing.T) {
+	w := mustOpenWriter(t)
+	rows, err := w.db.Query("EXPLAIN QUERY PLAN "+chunksToEmbedSQL, 1, 5, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	got := strings.Join(plan, "; ")
+	if !strings.Contains(got, "idx>?") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q, want a search on book_id and idx, in idx order", got)
+	}
+}
