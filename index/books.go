@@ -166,9 +166,20 @@ UPDATE book SET status = 'failed', error = ?, attempts = attempts + 1 WHERE id =
 // ChunksToEmbed returns up to limit chunks of book id that are not embedded
 // yet, in book order.
 func (d *DB) ChunksToEmbed(ctx context.Context, id int64, limit int) ([]Chunk, error) {
-	rows, err := d.db.QueryContext(ctx, `
+	return d.ChunksToEmbedAfter(ctx, id, -1, limit)
+}
+
+const chunksToEmbedSQL = `
 SELECT id, idx, chapter_idx, section_idx, heading, context, text, state FROM chunk
-WHERE book_id = ? AND state != 'embedded' ORDER BY idx LIMIT ?`, id, limit)
+WHERE book_id = ? AND idx > ? AND state != 'embedded' ORDER BY idx LIMIT ?`
+
+// ChunksToEmbedAfter is ChunksToEmbed for the chunks whose index is above
+// after. A caller going through a book batch by batch passes the last
+// index it was given: the search then starts there, where one from the
+// book's start would pass over every chunk embedded so far, a cost that
+// grows with the square of the book's chunks.
+func (d *DB) ChunksToEmbedAfter(ctx context.Context, id int64, after, limit int) ([]Chunk, error) {
+	rows, err := d.db.QueryContext(ctx, chunksToEmbedSQL, id, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
 	}

@@ -635,3 +635,80 @@ func TestSectionKeysAreReadWithoutText(t *testing.T) {
 		}
 	}
 }
+
+// TestChunksToEmbedAfter: a batch asked for after an index starts past
+// it, skipping chunks embedded already or not, in book order.
+func TestChunksToEmbedAfter(t *testing.T) {
+	ctx := context.Background()
+	w := mustOpenWriter(t)
+	h, _ := putT(t, w, "/lib/a.txt", "six chunks")
+	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
+	if err != nil || len(books) != 1 {
+		t.Fatalf("book: %v %v", books, err)
+	}
+	id := books[0].ID
+	var ks []Chunk
+	for i := range 6 {
+		ks = append(ks, Chunk{Index: i, Heading: "A › One", Text: fmt.Sprint("text ", i), State: ChunkContextualized})
+	}
+	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: "t", ChunkCount: len(ks)}}}}
+	if err := w.StoreParsed(ctx, id, BookMeta{Title: "A", SourceType: "text"}, ch, ks); err != nil {
+		t.Fatal(err)
+	}
+	first, err := w.ChunksToEmbed(ctx, id, 2)
+	if err != nil || len(first) != 2 {
+		t.Fatalf("ChunksToEmbed: %v %v", first, err)
+	}
+	if err := w.StoreEmbeddings(ctx, []int64{first[0].ID}, [][]float32{{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name         string
+		after, limit int
+		want         []int
+	}{
+		{"from the start, past the embedded", -1, 3, []int{1, 2, 3}},
+		{"after an index", 2, 10, []int{3, 4, 5}},
+		{"after the last", 5, 10, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := w.ChunksToEmbedAfter(ctx, id, tc.after, tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var idx []int
+			for _, k := range got {
+				idx = append(idx, k.Index)
+			}
+			if !slices.Equal(idx, tc.want) {
+				t.Errorf("indexes %v, want %v", idx, tc.want)
+			}
+		})
+	}
+}
+
+// TestChunksToEmbedSeeksToTheBatch: SQLite finds the next batch by
+// seeking in the book's chunks to the index it starts after, not by
+// stepping over every chunk before it (a cost that, batch after batch,
+// grows with the square of the book's chunks).
+func TestChunksToEmbedSeeksToTheBatch(t *testing.T) {
+	w := mustOpenWriter(t)
+	rows, err := w.db.Query("EXPLAIN QUERY PLAN "+chunksToEmbedSQL, 1, 5, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	got := strings.Join(plan, "; ")
+	if !strings.Contains(got, "idx>?") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q, want a search on book_id and idx, in idx order", got)
+	}
+}

@@ -708,11 +708,11 @@ func (p *pipeline) embed(ctx context.Context, b index.Book, pre *ahead) error {
 	p.progress.Stage = StageEmbedding
 	p.progress.ChunksTotal = b.Chunks
 	p.progress.ChunksDone = 0
-	for first := true; ; first = false {
+	for first, after := true, -1; ; first = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		chunks, err := p.w.ChunksToEmbed(ctx, b.ID, p.opts.EmbedBatch)
+		chunks, err := p.w.ChunksToEmbedAfter(ctx, b.ID, after, p.opts.EmbedBatch)
 		if err != nil {
 			return err
 		}
@@ -724,6 +724,7 @@ func (p *pipeline) embed(ctx context.Context, b index.Book, pre *ahead) error {
 			p.progress.ChunksDone = max(0, chunks[0].Index)
 			p.at(StageEmbedding)
 		}
+		after = chunks[len(chunks)-1].Index
 		ids := make([]int64, len(chunks))
 		vecs := make([][]float32, len(chunks))
 		var texts []string

@@ -15,12 +15,12 @@ import (
 // testLibrary is a library folder with its index, for tests that run
 // reconcile and ingest as sync does.
 type testLibrary struct {
-	t    *testing.T
+	t    testing.TB
 	root string
 	w    *index.Writer
 }
 
-func newTestLibrary(t *testing.T) *testLibrary {
+func newTestLibrary(t testing.TB) *testLibrary {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "lib")
 	if err := os.MkdirAll(root, 0o755); err != nil {

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/grimoire-search/grimoire/internal/testbook"
 )
@@ -326,5 +328,54 @@ func TestOCRStatusSaysWhatReadsTheScans(t *testing.T) {
 				t.Errorf("status says:\n%s\nwant %q and nothing of %q", out, tc.want, tc.never)
 			}
 		})
+	}
+}
+
+// TestDjVuDrawingKilledLeavesNoCopy kills `grimoire sync` with SIGKILL
+// while ddjvu draws a DjVu page: the copy of the book ddjvu reads must
+// not be left behind in the temporary folder.
+func TestDjVuDrawingKilledLeavesNoCopy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills real processes; slow")
+	}
+	needTesseract(t)
+	real, err := exec.LookPath("ddjvu")
+	if err != nil {
+		t.Skip("ddjvu (djvulibre-bin) is not installed; skipping")
+	}
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "logbook.djvu"), string(testbook.ScannedDjVu(t, "Logbook",
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
+	tools, tmp := t.TempDir(), t.TempDir()
+	log := filepath.Join(tools, "pages.log")
+	// A ddjvu slow enough to be killed in, that says when it starts.
+	writeFile(t, filepath.Join(tools, "ddjvu"), "#!/bin/sh\necho page >> '"+log+"'\nsleep 2\nexec '"+real+"' \"$@\"\n")
+	if err := os.Chmod(filepath.Join(tools, "ddjvu"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	p := start(t, lib, []string{"TMPDIR=" + tmp, "PATH=" + tools + string(os.PathListSeparator) + os.Getenv("PATH")}, "sync")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if _, err := os.Stat(log); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ddjvu not started within 2 minutes\nstderr: %s", p.errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	p.done <- nil // for the cleanup
+
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "grimoire") {
+			t.Errorf("%s left in the temporary folder", e.Name())
+		}
 	}
 }

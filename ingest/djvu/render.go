@@ -10,7 +10,6 @@ import (
 	"image"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -77,25 +76,18 @@ func (d *Drawer) Draw(ctx context.Context, data []byte, pages []int, dpi float64
 		}
 	}
 	// ddjvu reads a file more cheaply than a pipe: it seeks to the page.
-	f, err := os.CreateTemp("", "grimoire-*.djvu")
+	src, err := newPageSource(data)
 	if err != nil {
 		return fmt.Errorf("draw DjVu pages: %w", err)
 	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("draw DjVu pages: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("draw DjVu pages: %w", err)
-	}
+	defer src.close()
 	for _, n := range pages {
 		if n < 1 || n > len(sizes) {
 			return fmt.Errorf("drawing page %d: the document has %d pages", n, len(sizes))
 		}
 		at := sizes[n-1].scale(dpi)
 		pctx, cancel := context.WithTimeout(ctx, timeout)
-		img, err := d.draw(pctx, f.Name(), n, at)
+		img, err := d.draw(pctx, src, n, at)
 		cancel()
 		if err != nil && ctx.Err() == nil && pctx.Err() != nil {
 			return fmt.Errorf("ddjvu took longer than %v to draw page %d", timeout, n)
@@ -111,8 +103,9 @@ func (d *Drawer) Draw(ctx context.Context, data []byte, pages []int, dpi float64
 }
 
 // draw runs ddjvu on one page, reading the grayscale image it writes.
-func (d *Drawer) draw(ctx context.Context, file string, page, dpi int) (*image.Gray, error) {
-	cmd := exec.CommandContext(ctx, d.path, "-format=pgm", "-page="+strconv.Itoa(page), "-scale="+strconv.Itoa(dpi), file)
+func (d *Drawer) draw(ctx context.Context, src *pageSource, page, dpi int) (*image.Gray, error) {
+	cmd := exec.CommandContext(ctx, d.path, "-format=pgm", "-page="+strconv.Itoa(page), "-scale="+strconv.Itoa(dpi), src.arg)
+	src.pass(cmd)
 	out, err := childproc.Output(ctx, cmd, "ddjvu", 1)
 	if err != nil {
 		return nil, err

@@ -88,6 +88,7 @@ func FuzzXHTML(f *testing.F) {
 		`<?xml version="1.0" encoding="ISO-8859-1"?><html><head><title/><script/></head><body><p>caf` + "\xe9" + `</p></body></html>`,
 		`<ncx><navMap><navPoint><navLabel><text>A</text></navLabel><content src="a.xhtml#t"/></navPoint></navMap></ncx>`,
 		"<p>a<p>b<li>c<td>d</td></span><![CDATA[e]]><plaintext>f",
+		`<?xml version="1.0"?><!DOCTYPE html [ <!ENTITY e "x>]"> ]><html><body><p>t</p></body></html>`,
 		"\xff\xfe<\x00p\x00>\x00x\x00",
 	} {
 		f.Add([]byte(s))

@@ -158,6 +158,16 @@ func TestConvertXHTML(t *testing.T) {
 			want: "p: 漢字 hyphenated\n",
 		},
 		{
+			name: "a DOCTYPE's internal subset is not text",
+			body: `<?xml version="1.0"?>
+<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.1//EN" "x.dtd" [
+  <!ENTITY ent "a > b ]"> <!-- a ]> comment -->
+  <!ATTLIST p class CDATA 'x>'>
+]>
+<html><body><p>Text.</p></body></html>`,
+			want: "p: Text.\n",
+		},
+		{
 			name: "CDATA is text",
 			body: `<p><![CDATA[a < b & c]]></p>`,
 			want: "p: a < b & c\n",
@@ -333,4 +343,32 @@ func TestOffsetsCiteBytesOfTheDocumentAsItIs(t *testing.T) {
 	if !reflect.DeepEqual(res.Pieces, want) {
 		t.Errorf("pieces:\n got %+v\nwant %+v", res.Pieces, want)
 	}
+}
+
+// FuzzBlankInternalSubset checks that blanking a DOCTYPE's subset moves
+// no byte: only bytes turned to spaces differ.
+func FuzzBlankInternalSubset(f *testing.F) {
+	for _, s := range []string{
+		`<!DOCTYPE html [ <!ENTITY x "y"> ]><p>t</p>`,
+		`<?xml version="1.0"?><!-- c --><!doctype html SYSTEM 'a[' [<!-- ] -->]>`,
+		`<!DOCTYPE html [ <!ENTITY x "never closed`,
+		`<p>[not a doctype]</p>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := bytes.Clone(data)
+		out := blankInternalSubset(data)
+		if !bytes.Equal(data, in) {
+			t.Fatal("input changed")
+		}
+		if len(out) != len(in) {
+			t.Fatalf("length %d, want %d", len(out), len(in))
+		}
+		for i := range out {
+			if out[i] != in[i] && out[i] != ' ' {
+				t.Fatalf("byte %d is %q, was %q", i, out[i], in[i])
+			}
+		}
+	})
 }

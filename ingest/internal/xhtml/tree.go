@@ -63,9 +63,91 @@ func treeAttr(key []byte) bool {
 // newTokenizer returns a tokenizer set for XHTML: CDATA sections are text,
 // as they are in XML.
 func newTokenizer(data []byte) *html.Tokenizer {
-	z := html.NewTokenizer(bytes.NewReader(data))
+	z := html.NewTokenizer(bytes.NewReader(blankInternalSubset(data)))
 	z.AllowCDATA(true)
 	return z
+}
+
+// blankInternalSubset returns data with the internal subset of its
+// DOCTYPE (<!DOCTYPE html [ <!ENTITY …> ]>) turned to spaces. The HTML
+// tokenizer ends a DOCTYPE at its first '>', which would leave the rest
+// of the subset, down to "]>", as text. Spaces keep every byte where it
+// was, for the readers that keep offsets; data is copied only when it
+// has a subset.
+func blankInternalSubset(data []byte) []byte {
+	// A DOCTYPE comes before the root element, after an XML declaration
+	// and comments.
+	i := bytes.IndexByte(data, '<')
+	for i >= 0 && i+1 < len(data) && (data[i+1] == '?' || data[i+1] == '!') {
+		if len(data) >= i+9 && bytes.EqualFold(data[i+2:i+9], []byte("DOCTYPE")) {
+			return blankSubsetAt(data, i+9)
+		}
+		end := bytes.IndexByte(data[i+1:], '<')
+		if end < 0 {
+			return data
+		}
+		i += 1 + end
+	}
+	return data
+}
+
+// blankSubsetAt blanks the internal subset of the DOCTYPE whose name and
+// identifiers start at data[i].
+func blankSubsetAt(data []byte, i int) []byte {
+	var quote byte
+	for ; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '>':
+			return data
+		case c == '[':
+			end := subsetEnd(data, i+1)
+			if end < 0 {
+				return data
+			}
+			out := bytes.Clone(data)
+			for j := i; j <= end; j++ {
+				if out[j] != '\n' {
+					out[j] = ' '
+				}
+			}
+			return out
+		}
+	}
+	return data
+}
+
+// subsetEnd returns the index of the ']' that closes an internal subset
+// starting at data[i], passing over quoted entity values and comments,
+// which may hold '>' and ']'; -1 when the subset never closes.
+func subsetEnd(data []byte, i int) int {
+	var quote byte
+	for ; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case bytes.HasPrefix(data[i:], []byte("<!--")):
+			end := bytes.Index(data[i+4:], []byte("-->"))
+			if end < 0 {
+				return -1
+			}
+			i += 4 + end + 2
+		case c == ']':
+			return i
+		}
+	}
+	return -1
 }
 
 // selfClosed handles a self-closing tag the way XHTML means it. The HTML
