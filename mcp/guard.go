@@ -18,6 +18,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -28,10 +29,12 @@ import (
 // types), then how much (the body, read only up to its cap) and within
 // which session. mcp-go reads a body whole before any check of its own.
 type guard struct {
-	next     http.Handler
-	log      *slog.Logger
-	maxBody  int64
-	sessions *sessionStore
+	next    http.Handler
+	log     *slog.Logger
+	maxBody int64
+	// streamIdle ends an event stream that sent nothing for so long.
+	streamIdle time.Duration
+	sessions   *sessionStore
 	// origins are the allowed foreign origins, normalized; cors says
 	// mcp-go answers their preflight requests.
 	origins map[string]bool
@@ -123,7 +126,7 @@ func (g *guard) post(w http.ResponseWriter, r *http.Request) {
 	case msg.Method == string(mcpgo.MethodInitialize):
 		g.initialize(w, r)
 	case id != "":
-		if !g.sessions.begin(id) {
+		if !g.sessions.begin(id, msg.Method != string(mcpgo.MethodNotificationInitialized)) {
 			g.unknownSession(w, r)
 			return
 		}
@@ -133,18 +136,19 @@ func (g *guard) post(w http.ResponseWriter, r *http.Request) {
 		// A client's reply to the server (a ping's, say): mcp-go checks it.
 		g.next.ServeHTTP(w, r)
 	default:
-		g.refuse(w, r, http.StatusBadRequest, "no "+server.HeaderKeySessionID+" header", "send initialize first, then its session id with every request")
+		g.noSession(w, r)
 	}
 }
 
-// initialize opens a session when there is room for one. mcp-go names the
+// initialize opens a session when there is room for one, or an idle one
+// to end. mcp-go names the
 // session through the sessionResolver, which hands it the id reserved here.
 func (g *guard) initialize(w http.ResponseWriter, r *http.Request) {
 	id, retry, ok := g.sessions.reserve()
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(retry.Seconds())))
-		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("too many open sessions (%d)", g.sessions.max),
-			fmt.Sprintf("close clients that are done (they end their session with DELETE) or try again in %d s, when idle sessions expire", int(retry.Seconds())))
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("too many open sessions (%d), all at work", g.sessions.max),
+			fmt.Sprintf("close clients that are done (they end their session with DELETE) or try again in %d s", int(retry.Seconds())))
 		return
 	}
 	defer func() {
@@ -158,8 +162,11 @@ func (g *guard) initialize(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), reservedSession{}, id)))
 }
 
-// get opens the event stream of a session; the session is busy, and so
-// never idle, while the stream is open.
+// get opens the event stream of a session, one per session and up to the
+// store's cap in all, so that streams never hold every connection. The
+// session is busy, and so never idle, while its stream is open; a stream
+// that sends nothing for streamIdle is ended, which MCP allows at any
+// time: a client that wants one opens another.
 func (g *guard) get(w http.ResponseWriter, r *http.Request) {
 	if mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
 		g.next.ServeHTTP(w, r) // mcp-go says the stream is gone in this version
@@ -169,8 +176,78 @@ func (g *guard) get(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, http.StatusNotAcceptable, "an event stream needs Accept: text/event-stream", "")
 		return
 	}
-	g.inSession(w, r)
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if id == "" {
+		g.noSession(w, r)
+		return
+	}
+	switch g.sessions.beginStream(id) {
+	case streamNoSession:
+		g.unknownSession(w, r)
+		return
+	case streamHasOne:
+		// A refused stream should not keep its connection either.
+		w.Header().Set("Connection", "close")
+		g.refuse(w, r, http.StatusConflict, "this session already has an open event stream",
+			"a session gets one; close the other before opening a new one")
+		return
+	case streamsExhausted:
+		w.Header().Set("Connection", "close")
+		w.Header().Set("Retry-After", strconv.Itoa(int(max(g.streamIdle.Round(time.Second), time.Second).Seconds())))
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("too many open event streams (%d)", g.sessions.maxStreams),
+			"requests still work without one; try again later")
+		return
+	}
+	defer g.sessions.endStream(id)
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	sw := &streamWriter{ResponseWriter: w, sent: make(chan struct{}, 1)}
+	go g.endIdleStream(ctx, cancel, sw.sent)
+	g.next.ServeHTTP(sw, r.WithContext(ctx))
 }
+
+// endIdleStream cancels a stream when nothing comes on sent for streamIdle;
+// mcp-go ends the stream when its request's context is done.
+func (g *guard) endIdleStream(ctx context.Context, cancel context.CancelFunc, sent <-chan struct{}) {
+	timer := time.NewTimer(g.streamIdle)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sent:
+			timer.Reset(g.streamIdle)
+		case <-timer.C:
+			g.log.Debug("ended an idle event stream", "after", g.streamIdle)
+			cancel()
+			return
+		}
+	}
+}
+
+// streamWriter tells, on sent, each time an event stream writes.
+type streamWriter struct {
+	http.ResponseWriter
+	sent chan struct{}
+}
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	select {
+	case w.sent <- struct{}{}:
+	default: // a signal is already pending
+	}
+	return n, err
+}
+
+// Flush makes the stream's events go out at once; mcp-go streams only
+// through a writer that can.
+func (w *streamWriter) Flush() {
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *streamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (g *guard) delete(w http.ResponseWriter, r *http.Request) {
 	if mcpgo.IsModernProtocol(r.Header.Get(mcpgo.HeaderProtocolVersion)) {
@@ -183,15 +260,19 @@ func (g *guard) delete(w http.ResponseWriter, r *http.Request) {
 func (g *guard) inSession(w http.ResponseWriter, r *http.Request) {
 	id := r.Header.Get(server.HeaderKeySessionID)
 	if id == "" {
-		g.refuse(w, r, http.StatusBadRequest, "no "+server.HeaderKeySessionID+" header", "send initialize first, then its session id with every request")
+		g.noSession(w, r)
 		return
 	}
-	if !g.sessions.begin(id) {
+	if !g.sessions.begin(id, true) {
 		g.unknownSession(w, r)
 		return
 	}
 	defer g.sessions.end(id)
 	g.next.ServeHTTP(w, r)
+}
+
+func (g *guard) noSession(w http.ResponseWriter, r *http.Request) {
+	g.refuse(w, r, http.StatusBadRequest, "no "+server.HeaderKeySessionID+" header", "send initialize first, then its session id with every request")
 }
 
 func (g *guard) unknownSession(w http.ResponseWriter, r *http.Request) {

@@ -33,8 +33,22 @@ type HTTPOptions struct {
 	// SessionIdle ends a session when it has had no request and no open
 	// event stream for this long; default 30 minutes.
 	SessionIdle time.Duration
+	// SessionGrace ends sooner, after this long idle, a session that has
+	// sent nothing since initialize but its initialized notification;
+	// default 1 minute (never more than SessionIdle).
+	SessionGrace time.Duration
 	// MaxSessions caps the live sessions; default 1,000 (about 12 KB each).
+	// When they are all taken, initialize ends the least recently used
+	// idle session, one that never sent a request first; it is refused
+	// only when every session has a request or a stream open.
 	MaxSessions int
+	// MaxStreams caps the open event streams (GET) of all sessions, one
+	// per session; default, and at most, half of MaxConns, so that
+	// requests always find a connection.
+	MaxStreams int
+	// StreamIdle ends an event stream that has sent nothing for this long;
+	// default 5 minutes. The client opens another when it wants one.
+	StreamIdle time.Duration
 	// ReadHeaderTimeout bounds reading a request's headers (default 10s),
 	// ReadTimeout its headers and body (default 30s), and IdleTimeout the
 	// wait for the next request on a kept-alive connection (default 2m).
@@ -64,7 +78,14 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 	if o.MaxConns <= 0 {
 		o.MaxConns = 256
 	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = o.MaxConns / 2
+	}
+	o.MaxStreams = min(o.MaxStreams, o.MaxConns/2)
 	set(&o.SessionIdle, 30*time.Minute)
+	set(&o.SessionGrace, time.Minute)
+	o.SessionGrace = min(o.SessionGrace, o.SessionIdle)
+	set(&o.StreamIdle, 5*time.Minute)
 	set(&o.ReadHeaderTimeout, 10*time.Second)
 	set(&o.ReadTimeout, 30*time.Second)
 	set(&o.IdleTimeout, 2*time.Minute)
@@ -112,12 +133,12 @@ func (s *Server) newHTTPTransport(ctx context.Context, o HTTPOptions) (*httpTran
 		return nil, err
 	}
 	o = o.withDefaults()
-	t := &httpTransport{sessions: newSessionStore(o.SessionIdle, o.MaxSessions, s.log)}
+	t := &httpTransport{sessions: newSessionStore(o, s.log)}
 	opts := []server.StreamableHTTPOption{
 		server.WithStreamableHTTPLogger(s.log),
 		server.WithSessionIdManagerResolver(sessionResolver{t.sessions}),
 	}
-	g := &guard{log: s.log, maxBody: o.MaxBodyBytes, sessions: t.sessions, origins: map[string]bool{}}
+	g := &guard{log: s.log, maxBody: o.MaxBodyBytes, streamIdle: o.StreamIdle, sessions: t.sessions, origins: map[string]bool{}}
 	if o.Token != "" {
 		g.setToken(o.Token)
 	}

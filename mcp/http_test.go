@@ -49,7 +49,8 @@ func send(t *testing.T, url, body string, headers ...string) (*http.Response, st
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Bounded, so that a server that stops answering fails the test.
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +100,18 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // openStream opens a session's event stream and returns the connection.
 func openStream(t *testing.T, url, id string) net.Conn {
 	t.Helper()
+	resp, conn, err := getStream(t, url, id)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("event stream: %v %v", resp, err)
+	}
+	return conn
+}
+
+// getStream asks for a session's event stream on a connection of its own,
+// which stays open until the test ends, and returns the response read
+// within a few seconds.
+func getStream(t *testing.T, url, id string) (*http.Response, net.Conn, error) {
+	t.Helper()
 	host := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 	conn, err := net.Dial("tcp", host)
 	if err != nil {
@@ -106,12 +119,9 @@ func openStream(t *testing.T, url, id string) net.Conn {
 	}
 	t.Cleanup(func() { conn.Close() })
 	fmt.Fprintf(conn, "GET /mcp HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n", host, id)
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("event stream: %v %v", resp, err)
-	}
-	return conn
+	return resp, conn, err
 }
 
 func TestHTTPIdleSessionsExpire(t *testing.T) {
@@ -139,13 +149,14 @@ func TestHTTPIdleSessionsExpire(t *testing.T) {
 
 func TestHTTPSessionsAreCappedExactly(t *testing.T) {
 	const max = 3
-	_, url := httpFixture(t, HTTPOptions{MaxSessions: max, SessionIdle: 300 * time.Millisecond})
+	srv, url := httpFixture(t, HTTPOptions{MaxSessions: max, SessionIdle: time.Minute})
 
-	// Many initialize at once: exactly max get in.
+	// Many initialize at once: each one in flight holds its session, so
+	// some are refused, and the cap holds however they interleave.
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes := map[int]int{}
-	var refusal *http.Response
+	var opened []string
 	for range 20 {
 		wg.Add(1)
 		go func() {
@@ -154,23 +165,164 @@ func TestHTTPSessionsAreCappedExactly(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			codes[resp.StatusCode]++
-			if resp.StatusCode != http.StatusOK {
-				refusal = resp
+			switch {
+			case resp.StatusCode == http.StatusOK:
+				opened = append(opened, resp.Header.Get(server.HeaderKeySessionID))
+			case resp.Header.Get("Retry-After") == "":
+				t.Errorf("status %d without Retry-After", resp.StatusCode)
 			}
 		}()
 	}
 	wg.Wait()
-	if codes[http.StatusOK] != max || codes[http.StatusServiceUnavailable] != 20-max {
+	if codes[http.StatusOK] < max || codes[http.StatusOK]+codes[http.StatusServiceUnavailable] != 20 {
 		t.Fatalf("statuses %v", codes)
 	}
-	if refusal.Header.Get("Retry-After") == "" {
-		t.Error("no Retry-After")
+	live := 0
+	for _, id := range opened {
+		if registered(srv, id) {
+			live++
+		}
 	}
-	// Once they idle out, a new session fits, without waiting for a sweep.
-	waitFor(t, "room for a session", func() bool {
-		resp, _ := send(t, url, legacyInit)
-		return resp.StatusCode == http.StatusOK
+	if live > max {
+		t.Errorf("%d sessions live, cap %d", live, max)
+	}
+}
+
+func TestHTTPFullSessionTable(t *testing.T) {
+	t.Run("the least recently used idle session makes room", func(t *testing.T) {
+		_, url := httpFixture(t, HTTPOptions{MaxSessions: 3, SessionIdle: time.Hour, SessionGrace: time.Hour})
+		used := openSession(t, url)
+		listTools(t, url, used)
+		unused := []string{openSession(t, url), openSession(t, url)}
+		// A full table: sessions that never sent a request go first, oldest
+		// first; then the one idle longest.
+		for range 3 {
+			unused = append(unused, openSession(t, url))
+		}
+		for i, id := range unused[:3] {
+			if got := listTools(t, url, id); got != http.StatusNotFound {
+				t.Errorf("unused session %d: status %d, want 404", i, got)
+			}
+		}
+		if got := listTools(t, url, used); got != http.StatusOK {
+			t.Errorf("the session at work: status %d", got)
+		}
 	})
+	t.Run("refused only when every session is at work", func(t *testing.T) {
+		_, url := httpFixture(t, HTTPOptions{MaxSessions: 2})
+		for range 2 {
+			openStream(t, url, openSession(t, url))
+		}
+		resp, body := send(t, url, legacyInit)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "too many open sessions") {
+			t.Errorf("initialize: %d Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+	})
+}
+
+func TestHTTPUnusedSessionsEndSooner(t *testing.T) {
+	srv, url := httpFixture(t, HTTPOptions{SessionIdle: time.Hour, SessionGrace: 100 * time.Millisecond})
+	unused := openSession(t, url)
+	used := openSession(t, url)
+	if got := listTools(t, url, used); got != http.StatusOK {
+		t.Fatalf("tools/list: %d", got)
+	}
+	waitFor(t, "the session that only initialized to end", func() bool { return !registered(srv, unused) })
+	if got := listTools(t, url, unused); got != http.StatusNotFound {
+		t.Errorf("ended session: status %d, want 404", got)
+	}
+	if got := listTools(t, url, used); got != http.StatusOK {
+		t.Errorf("session at work: status %d", got)
+	}
+}
+
+func TestHTTPEventStreamsAreCapped(t *testing.T) {
+	const maxStreams = 3
+	_, url := httpFixture(t, HTTPOptions{MaxConns: 2 * maxStreams})
+	first := openSession(t, url)
+	openStream(t, url, first)
+	resp, _, err := getStream(t, url, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "already has an open event stream") {
+		t.Errorf("a second stream of a session: %d %s", resp.StatusCode, body)
+	}
+	for range maxStreams - 1 {
+		openStream(t, url, openSession(t, url))
+	}
+	resp, _, err = getStream(t, url, openSession(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(body), "too many open event streams") {
+		t.Errorf("a stream past the cap: %d Retry-After %q: %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
+
+func TestHTTPIdleStreamEnds(t *testing.T) {
+	_, url := httpFixture(t, HTTPOptions{StreamIdle: 100 * time.Millisecond})
+	id := openSession(t, url)
+	resp, _, err := getStream(t, url, id)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("event stream: %v %v", resp, err)
+	}
+	// The stream ends, well within getStream's read deadline.
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatalf("the idle stream was not ended: %v", err)
+	}
+	// The session lives on, and may open another.
+	if got := listTools(t, url, id); got != http.StatusOK {
+		t.Errorf("tools/list after the stream ended: %d", got)
+	}
+	openStream(t, url, id)
+}
+
+// TestHTTPFloodLeavesRoom has a local process hold event streams and open
+// sessions by the hundred; a client at work keeps its session, and a new
+// one still initializes, lists tools and searches.
+func TestHTTPFloodLeavesRoom(t *testing.T) {
+	const maxConns, maxSessions = 16, 20
+	addr := serveReal(t, HTTPOptions{MaxConns: maxConns, MaxSessions: maxSessions})
+	url := "http://" + addr + "/mcp"
+	working := openSession(t, url)
+	if got := listTools(t, url, working); got != http.StatusOK {
+		t.Fatalf("tools/list: %d", got)
+	}
+
+	// Sessions opened and left, then a stream on each of the last.
+	var flood []string
+	for range 5 * maxSessions {
+		resp, _ := send(t, url, legacyInit)
+		if id := resp.Header.Get(server.HeaderKeySessionID); id != "" {
+			flood = append(flood, id)
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
+	streams := 0
+	for _, id := range flood[len(flood)-maxConns:] {
+		if resp, _, err := getStream(t, url, id); err == nil && resp.StatusCode == http.StatusOK {
+			streams++
+		}
+	}
+	if streams > maxConns/2 {
+		t.Errorf("%d event streams of %d connections", streams, maxConns)
+	}
+
+	if got := listTools(t, url, working); got != http.StatusOK {
+		t.Errorf("the session at work: tools/list %d", got)
+	}
+	id := openSession(t, url)
+	if got := listTools(t, url, id); got != http.StatusOK {
+		t.Errorf("a new session: tools/list %d", got)
+	}
+	resp, body := send(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":"fog horns"}}}`,
+		server.HeaderKeySessionID, id, "Mcp-Protocol-Version", "2025-06-18")
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, "thirty seconds") {
+		t.Errorf("a new session: search %d %.300s", resp.StatusCode, body)
+	}
 }
 
 // serveReal runs ServeHTTP on a loopback port and returns its base address.
@@ -404,7 +556,7 @@ func FuzzGuard(f *testing.F) {
 	for _, s := range []string{legacyInit, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, `[]`, `{"params":[]}`, `{"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":1}}}`, "\x00"} {
 		f.Add(s, "", "application/json", "2025-06-18")
 	}
-	st := newSessionStore(time.Minute, 10, discard())
+	st := newSessionStore(HTTPOptions{SessionIdle: time.Minute, MaxSessions: 10}, discard())
 	g := &guard{next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 	}), log: discard(), maxBody: 1 << 10, sessions: st}
