@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
@@ -184,6 +185,7 @@ func (s *Server) answer(ctx context.Context, conn net.Conn, h Handler) {
 	if err := s.checkPeer(conn); err != nil {
 		s.log.Warn("a connection to the requests socket was refused", "err", err)
 		rep.final(nil, err)
+		discard(conn)
 		return
 	}
 	conn.SetReadDeadline(time.Now().Add(helloTimeout))
@@ -219,6 +221,17 @@ func (s *Server) answer(ctx context.Context, conn net.Conn, h Handler) {
 	rep.state(Queued)
 	res, err := h(ctx, req, rep)
 	rep.final(res, err)
+}
+
+// discard throws away what the requester sent, unread, until it hangs up
+// (briefly): a socket closed with data it did not take resets the
+// connection, and the requester would lose the answer sent before.
+func discard(conn net.Conn) {
+	if uc, ok := conn.(*net.UnixConn); ok {
+		uc.CloseWrite()
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	io.Copy(io.Discard, io.LimitReader(conn, maxRequest))
 }
 
 // checkPeer refuses a connection of another user than the owner's.

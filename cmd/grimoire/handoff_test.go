@@ -138,8 +138,8 @@ func TestWatcherCarriesOutWrites(t *testing.T) {
 	if h, _ := lockHolder(handed); h.Requests != "" {
 		t.Errorf("the lock file still names a socket: %+v", h)
 	}
-	if _, err := os.Stat(filepath.Join(handed, ".grimoire", "grimoire.db.sock")); err == nil {
-		t.Error("the socket outlived the watcher")
+	if _, err := os.Stat(filepath.Join(handed, ".grimoire", "grimoire.db.requests")); err == nil {
+		t.Error("the socket's folder outlived the watcher")
 	}
 }
 
