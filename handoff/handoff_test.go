@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -40,14 +43,15 @@ func serving(t *testing.T, s *Server, h Handler) {
 	})
 }
 
-// TestListenFindsAPlace: the socket goes beside the index when it can,
-// else into a private folder; the lock file names it, and it goes when
-// the server stops.
+// TestListenFindsAPlace: the socket goes into a private folder beside the
+// index when it can, else into a private temporary one; the lock file
+// names it, and it goes with its folder when the server stops.
 func TestListenFindsAPlace(t *testing.T) {
 	tests := []struct {
 		name string
 		dir  func(t *testing.T) string
-		// beside: the socket is the index's path + ".sock".
+		// beside: the socket is in the folder the index's path +
+		// ".requests".
 		beside bool
 	}{
 		{name: "beside the index", beside: true, dir: func(t *testing.T) string { return t.TempDir() }},
@@ -56,9 +60,10 @@ func TestListenFindsAPlace(t *testing.T) {
 			os.MkdirAll(d, 0o755)
 			return d
 		}},
-		{name: "a socket a crashed writer left", beside: true, dir: func(t *testing.T) string {
+		{name: "a folder a crashed writer left", beside: true, dir: func(t *testing.T) string {
 			d := t.TempDir()
-			ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(d, "g.db.sock"), Net: "unix"})
+			os.Mkdir(filepath.Join(d, "g.db.requests"), 0o755)
+			ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(d, "g.db.requests", "socket"), Net: "unix"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +73,7 @@ func TestListenFindsAPlace(t *testing.T) {
 		}},
 		{name: "a file in the way", dir: func(t *testing.T) string {
 			d := t.TempDir()
-			os.WriteFile(filepath.Join(d, "g.db.sock"), []byte("mine"), 0o644)
+			os.WriteFile(filepath.Join(d, "g.db.requests"), []byte("mine"), 0o644)
 			return d
 		}},
 	}
@@ -90,11 +95,14 @@ func TestListenFindsAPlace(t *testing.T) {
 			if !running || h.Requests != s.path {
 				t.Fatalf("lock holder %+v names %q, the socket is %q", h, h.Requests, s.path)
 			}
-			if beside := s.path == w.Path()+".sock"; beside != tc.beside {
+			if beside := s.path == filepath.Join(w.Path()+".requests", "socket"); beside != tc.beside {
 				t.Errorf("socket at %s", s.path)
 			}
-			if fi, err := os.Stat(s.path); err != nil || fi.Mode().Perm() != 0o600 {
+			if fi, err := os.Stat(s.path); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o600) {
 				t.Errorf("socket mode %v, %v", fi.Mode(), err)
+			}
+			if fi, err := os.Stat(filepath.Dir(s.path)); runtime.GOOS != "windows" && (err != nil || fi.Mode().Perm() != 0o700) {
+				t.Errorf("socket folder mode %v, %v", fi.Mode(), err)
 			}
 			res, err := Ask(ctx, h, Request{Version: Version, Op: "ping"}, nil)
 			if err != nil || string(res) != `"pong"` {
@@ -102,13 +110,13 @@ func TestListenFindsAPlace(t *testing.T) {
 			}
 			cancel()
 			<-done
-			if _, err := os.Stat(s.path); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("the socket outlived the server: %v", err)
+			if _, err := os.Stat(filepath.Dir(s.path)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the socket's folder outlived the server: %v", err)
 			}
 			if h, _ := index.ReadLockHolder(w.Path()); h.Requests != "" {
 				t.Errorf("the lock file still names %q", h.Requests)
 			}
-			if b, err := os.ReadFile(filepath.Join(dir, "g.db.sock")); tc.name == "a file in the way" && string(b) != "mine" {
+			if b, err := os.ReadFile(filepath.Join(dir, "g.db.requests")); tc.name == "a file in the way" && string(b) != "mine" {
 				t.Errorf("the file in the way was touched: %q, %v", b, err)
 			}
 		})
@@ -246,5 +254,49 @@ func TestDecodeRefusesWhatItDoesNotKnow(t *testing.T) {
 	req.Args = json.RawMessage(`{"slug":"x"}`)
 	if err := req.Decode(&args); err != nil || args.Slug != "x" {
 		t.Errorf("known fields: %+v, %v", args, err)
+	}
+}
+
+// TestPeerCheck: a connection of a user other than the writer's is
+// refused before its request is read, with an error that says why; the
+// writer's own user is served.
+func TestPeerCheck(t *testing.T) {
+	tests := []struct {
+		name string
+		// owner is the user the server takes requests from, relative to
+		// this test's.
+		owner int
+		ran   bool
+		text  string
+	}{
+		{name: "the same user", owner: 0, ran: true},
+		{name: "another user", owner: 1, text: "not from another user"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := openWriter(t, t.TempDir())
+			var logged strings.Builder
+			s, err := Listen(w, slog.New(slog.NewTextHandler(&logged, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.owner += tc.owner
+			ran := false
+			serving(t, s, func(context.Context, Request, *Reporter) (any, error) {
+				ran = true
+				return "done", nil
+			})
+			h, _ := index.ReadLockHolder(w.Path())
+			_, err = Ask(context.Background(), h, Request{Version: Version, Op: "delete"}, nil)
+			if ran != tc.ran {
+				t.Errorf("ran %v, want %v", ran, tc.ran)
+			}
+			if tc.text == "" && err != nil || tc.text != "" && (index.CodeOf(err) != index.Conflict || !strings.Contains(fmt.Sprint(err), tc.text)) {
+				t.Errorf("error %v, want %q", err, tc.text)
+			}
+			if refused := strings.Contains(logged.String(), "refused"); refused != (tc.text != "") {
+				t.Errorf("log: %s", logged.String())
+			}
+		})
 	}
 }

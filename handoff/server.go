@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -30,27 +32,35 @@ type Server struct {
 	w    *index.Writer
 	ln   net.Listener
 	path string
-	// dir is the private folder made for the socket when the path beside
-	// the index is too long for one; removed with it.
+	// dir is the private folder that holds the socket; removed with it.
 	dir string
-	log *slog.Logger
+	// owner is the user whose commands may hand work over: this
+	// process's.
+	owner int
+	log   *slog.Logger
 }
 
 // maxSocketPath is the longest socket path that every system takes
 // (macOS allows 103 bytes, Linux 107).
 const maxSocketPath = 100
 
-// Listen opens the socket where w takes requests, beside the index (or,
-// when no socket can be made there — a path too long for one, a file
-// system without them — in a private temporary folder), and names it in
-// w's lock file. The caller holds the writer lock, so a socket file left
-// beside the index by a writer that crashed is no one's: it is removed.
+// Listen opens the socket where w takes requests, in a private folder
+// beside the index (or, when no socket can be made there — a path too
+// long for one, a file system without them — in a private temporary
+// folder), and names it in w's lock file.
+//
+// The folder is made private before the socket is made in it, so that no
+// other user can connect even while the socket is being set up; and each
+// connection's user is checked before its request is read.
 func Listen(w *index.Writer, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{w: w, log: log}
-	if err := s.listenBeside(w.Path() + ".sock"); err != nil {
+	if !canCheckPeers {
+		return nil, errors.New("this system cannot tell which user connects to a socket")
+	}
+	s := &Server{w: w, log: log, owner: os.Geteuid()}
+	if err := s.listenBeside(w.Path() + ".requests"); err != nil {
 		log.Debug("no requests socket beside the index", "err", err)
 		if err := s.listenPrivate(); err != nil {
 			return nil, err
@@ -63,55 +73,67 @@ func Listen(w *index.Writer, log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) listenBeside(path string) error {
+// socketName is the socket's name in its folder.
+const socketName = "socket"
+
+// listenBeside listens in the folder dir beside the index. The caller
+// holds the writer lock, so a folder of this user's left there is a
+// crashed writer's: it is made anew. One of another user's, or anything
+// else at that path, is left alone.
+func (s *Server) listenBeside(dir string) error {
+	path := filepath.Join(dir, socketName)
 	if len(path) > maxSocketPath {
 		return fmt.Errorf("%s is too long for a socket", path)
 	}
-	if !clearStale(path) {
-		return fmt.Errorf("%s is taken by something other than a socket", path)
+	if err := clearStale(dir); err != nil {
+		return err
 	}
-	return s.listen(path)
+	return s.listenIn(dir)
 }
 
 func (s *Server) listenPrivate() error {
-	dir, err := os.MkdirTemp("", "grimoire-")
-	if err != nil {
-		return fmt.Errorf("make a folder for the requests socket: %w", err)
+	for range 100 {
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("grimoire-%016x", rand.Uint64()))
+		err := s.listenIn(dir)
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
 	}
-	s.dir = dir
-	if err := s.listen(filepath.Join(dir, "requests.sock")); err != nil {
-		s.removeDir()
-		return err
-	}
-	return nil
+	return fmt.Errorf("make a folder for the requests socket in %s: every name tried is taken", os.TempDir())
 }
 
-func (s *Server) listen(path string) error {
+// listenIn makes the private folder dir and listens in it.
+func (s *Server) listenIn(dir string) error {
+	if err := mkdirPrivate(dir); err != nil {
+		return fmt.Errorf("make a private folder for the requests socket: %w", err)
+	}
+	s.dir = dir
+	path := filepath.Join(dir, socketName)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
+		s.removeDir()
 		return fmt.Errorf("listen for requests at %s: %w", path, err)
 	}
-	// Only this user may hand the writer work: connecting takes write
-	// permission on the socket.
-	if err := os.Chmod(path, 0o600); err != nil {
-		ln.Close()
-		return fmt.Errorf("restrict %s: %w", path, err)
-	}
+	// The folder already keeps others out; the socket says so too.
+	os.Chmod(path, 0o600)
 	s.ln, s.path = ln, path
 	return nil
 }
 
-// clearStale makes path free for a new socket: nothing there, or a socket a
-// dead writer left. Anything else at that path is left alone (false).
-func clearStale(path string) bool {
+// clearStale makes path free for a new private folder: nothing there, or
+// a folder of this user's (not a link to one) that a dead writer left.
+func clearStale(path string) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return true
+		return nil
 	}
-	if err != nil || fi.Mode()&fs.ModeSocket == 0 {
-		return false
+	if err != nil {
+		return err
 	}
-	return os.Remove(path) == nil
+	if !fi.IsDir() || !ownedByMe(fi) {
+		return fmt.Errorf("%s is taken by something other than a folder of this user's", path)
+	}
+	return os.RemoveAll(path)
 }
 
 // Serve answers requests with h until ctx is done, then withdraws the
@@ -149,6 +171,7 @@ func (s *Server) close() {
 func (s *Server) removeDir() {
 	if s.dir != "" {
 		os.RemoveAll(s.dir)
+		s.dir = ""
 	}
 }
 
@@ -159,6 +182,12 @@ func (s *Server) removeDir() {
 func (s *Server) answer(ctx context.Context, conn net.Conn, h Handler) {
 	defer conn.Close()
 	rep := &Reporter{conn: conn, enc: json.NewEncoder(conn)}
+	if err := s.checkPeer(conn); err != nil {
+		s.log.Warn("a connection to the requests socket was refused", "err", err)
+		rep.final(nil, err)
+		discard(conn)
+		return
+	}
 	conn.SetReadDeadline(time.Now().Add(helloTimeout))
 	r := bufio.NewReaderSize(conn, 4096)
 	line, err := readLine(r)
@@ -192,6 +221,31 @@ func (s *Server) answer(ctx context.Context, conn net.Conn, h Handler) {
 	rep.state(Queued)
 	res, err := h(ctx, req, rep)
 	rep.final(res, err)
+}
+
+// discard throws away what the requester sent, unread, until it hangs up
+// (briefly): a socket closed with data it did not take resets the
+// connection, and the requester would lose the answer sent before.
+func discard(conn net.Conn) {
+	if uc, ok := conn.(*net.UnixConn); ok {
+		uc.CloseWrite()
+	}
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	io.Copy(io.Discard, io.LimitReader(conn, maxRequest))
+}
+
+// checkPeer refuses a connection of another user than the owner's.
+func (s *Server) checkPeer(conn net.Conn) error {
+	uid, err := peerUID(conn)
+	if err != nil {
+		return (&index.Error{Code: index.Conflict, Msg: "the running writer cannot tell which user sent the request", Err: err}).
+			WithHint("stop it to run the command")
+	}
+	if uid != s.owner {
+		return (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("the running writer takes requests only from its own user (%d), not from another user (%d)", s.owner, uid)}).
+			WithHint("run the command as the user that runs the writer")
+	}
+	return nil
 }
 
 func readLine(r *bufio.Reader) ([]byte, error) {

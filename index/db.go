@@ -100,14 +100,56 @@ func lockIndex(path, holder string) (string, *fileLock, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("index %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := mkdirIndex(filepath.Dir(abs)); err != nil {
 		return "", nil, fmt.Errorf("index %s: create its folder: %w", abs, err)
 	}
 	lock, err := acquireLock(abs+".lock", holder)
 	if err != nil {
 		return "", nil, err
 	}
+	// Before a rebuild sets the old files aside under other names.
+	keepPrivate(abs)
 	return abs, lock, nil
+}
+
+// The index holds the books' text: it is kept from other users, whatever
+// the umask, even when the books themselves are not. Its folder, when the
+// index makes it, is the owner's alone; its files are the owner's to read
+// and write.
+const (
+	indexDirMode  = 0o700
+	indexFileMode = 0o600
+)
+
+// mkdirIndex makes the index's folder when it is missing: private, its
+// parents as usual. A folder that exists is left as it is: it may be the
+// user's own (a configuration folder), and the files in it are private.
+func mkdirIndex(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, indexDirMode); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
+}
+
+// createPrivate makes the index file at abs, empty, readable by its owner
+// only, before SQLite opens it: SQLite makes a database file readable by
+// everyone the umask allows, and its -wal and -shm with the mode of the
+// database file.
+func createPrivate(abs string) error {
+	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, indexFileMode)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("index %s: %w", abs, err)
+	}
+	return f.Close()
 }
 
 type writerOptions struct {
@@ -127,6 +169,14 @@ func openWriter(ctx context.Context, abs string, own *fileLock, lockID, holder s
 	fresh := errors.Is(statErr, fs.ErrNotExist)
 	// Before SQLite opens the file: opening creates the -wal.
 	o.sealed = own.sealMatches(abs)
+	if fresh {
+		if err := createPrivate(abs); err != nil {
+			return nil, err
+		}
+	}
+	// An index made by an older grimoire, or copied in, is made private
+	// too: its -wal and -shm keep their mode while they exist.
+	keepPrivate(abs)
 	db, err := sql.Open("sqlite", dsn(abs,
 		"_pragma=busy_timeout(10000)",
 		"_pragma=journal_mode(WAL)",

@@ -38,3 +38,22 @@ func readOnlyForAll(dir string) bool {
 	fi, err := os.Stat(dir)
 	return err == nil && fi.Mode().Perm()&0o222 == 0
 }
+
+// keepPrivate takes away other users' access to the index file at abs and
+// to its -wal and -shm. It changes modes by path, never by opening the
+// files: closing a descriptor of the database would drop the locks SQLite
+// holds on it in this process. A failure is not the index's: a file system
+// without modes, a file of another user's.
+func keepPrivate(abs string) {
+	for _, p := range []string{abs, abs + "-wal", abs + "-shm"} {
+		keepFilePrivate(p)
+	}
+}
+
+func keepFilePrivate(path string) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		return
+	}
+	os.Chmod(path, fi.Mode().Perm()&^0o077)
+}

@@ -26,3 +26,9 @@ func fileID(f *os.File) string {
 // not stop files being created in it, and access lists are per user, so
 // whether some writer could start cannot be told from here.
 func readOnlyForAll(string) bool { return false }
+
+// keepPrivate does nothing on Windows: files take their access list from
+// their folder, and modes only carry the read-only attribute.
+func keepPrivate(string) {}
+
+func keepFilePrivate(string) {}

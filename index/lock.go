@@ -78,10 +78,12 @@ type fileLock struct {
 }
 
 func acquireLock(path, command string) (*fileLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, indexFileMode)
 	if err != nil {
 		return nil, fmt.Errorf("open writer lock %s: %w", path, err)
 	}
+	// It names the commands that run and what troubles them.
+	keepFilePrivate(path)
 	if err := lockFile(f); err != nil {
 		f.Close()
 		if errors.Is(err, errLocked) {

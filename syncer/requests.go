@@ -3,10 +3,13 @@ package syncer
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 )
 
 // Request is work that another process hands the running watch, through
@@ -40,6 +43,51 @@ type Pass struct {
 	// Hashing and Ingesting, when set, hear the pass's progress.
 	Hashing   func(done, total int)
 	Ingesting func(ingest.Progress)
+}
+
+// The kinds of run a command hands the watch: a sync, and the one eval
+// runs before it measures.
+const (
+	KindSync = "sync"
+	KindEval = "eval"
+)
+
+// Limits on a pass's scope. A command sends one path; more than a few
+// dozen is no command's, and a path longer than any file system takes
+// names nothing.
+const (
+	maxScopePaths = 64
+	maxPathLen    = 4096
+)
+
+// Validate checks a pass that another process asks for against the
+// library's roots: its kind is one a command hands over ("" is a sync),
+// and its scope, when set, names at most a few dozen clean absolute paths
+// inside the library. Anything else is Invalid: the requester is told
+// rather than its pass run over the wrong files.
+func (p Pass) Validate(roots []string) error {
+	switch p.Kind {
+	case "", KindSync, KindEval:
+	default:
+		return index.Errorf(index.Invalid, "a sync request of kind %.40q: the running writer takes only %q and %q", p.Kind, KindSync, KindEval)
+	}
+	if p.Scope == nil {
+		return nil
+	}
+	if len(p.Scope) == 0 || len(p.Scope) > maxScopePaths {
+		return index.Errorf(index.Invalid, "a sync request whose scope names %d paths: it takes 1 to %d", len(p.Scope), maxScopePaths)
+	}
+	for _, path := range p.Scope {
+		switch {
+		case len(path) > maxPathLen:
+			return index.Errorf(index.Invalid, "a sync request whose scope holds a path of %d bytes, longer than any file system takes", len(path))
+		case strings.ContainsRune(path, 0) || !filepath.IsAbs(path) || filepath.Clean(path) != path:
+			return index.Errorf(index.Invalid, "a sync request whose scope holds %q, not a clean absolute path", path)
+		case !subtree.InAny(path, roots):
+			return index.Errorf(index.Invalid, "a sync request whose scope holds %s, outside the library (%s)", path, strings.Join(roots, ", "))
+		}
+	}
+	return nil
 }
 
 // Outcome is how a request ended: its error, and for a pass the run.
@@ -103,6 +151,10 @@ func (l *watchLoop) serve(ctx context.Context, req Request) (stop bool, err erro
 // round that follows, unless the reconcile failed: a sync stops there too.
 func (l *watchLoop) startPass(ctx context.Context, req Request) (stop bool, err error) {
 	p := req.Pass
+	if err := p.Validate(l.opts.Reconcile.Roots); err != nil {
+		req.answer(Outcome{Err: err})
+		return false, nil
+	}
 	if p.Retry {
 		if err := l.w.RetryFailed(ctx); err != nil {
 			req.answer(Outcome{Err: err})
@@ -117,7 +169,7 @@ func (l *watchLoop) startPass(ctx context.Context, req Request) (stop bool, err 
 	l.ing.listen(p.Ingesting)
 	kind := p.Kind
 	if kind == "" {
-		kind = "sync"
+		kind = KindSync
 	}
 	rec, err := l.reconcileRun(ctx, kind, p.Scope, opts)
 	if err != nil {

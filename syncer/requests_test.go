@@ -3,9 +3,11 @@ package syncer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -222,4 +224,84 @@ func (in *ingester) isHolding() bool {
 func reconcileWith(ctx context.Context, w *index.Writer, opts Options) (*index.Run, error) {
 	run := &index.Run{}
 	return run, reconcileOnce(ctx, w, opts, nil, run)
+}
+
+// TestPassValidate: a pass another process asks for runs only with a kind
+// a command hands over and a scope of a few clean paths in the library;
+// anything else is Invalid.
+func TestPassValidate(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "books")
+	roots := []string{root}
+	many := make([]string, maxScopePaths+1)
+	for i := range many {
+		many[i] = filepath.Join(root, "b")
+	}
+	tests := []struct {
+		name string
+		pass Pass
+		// bad: the text the Invalid error holds; "" when the pass is fine.
+		bad string
+	}{
+		{name: "a sync of the whole library", pass: Pass{Kind: "sync"}},
+		{name: "no kind is a sync", pass: Pass{}},
+		{name: "eval's sync", pass: Pass{Kind: "eval"}},
+		{name: "a file in the library", pass: Pass{Kind: "sync", Scope: []string{filepath.Join(root, "a.pdf")}}},
+		{name: "the library's folder itself", pass: Pass{Kind: "sync", Scope: []string{root}}},
+		{name: "an unknown kind", pass: Pass{Kind: "purge"}, bad: `kind "purge"`},
+		{name: "the watch's own kind", pass: Pass{Kind: "watch"}, bad: `kind "watch"`},
+		{name: "a kind of a megabyte", pass: Pass{Kind: strings.Repeat("x", 1<<20)}, bad: "takes only"},
+		{name: "an empty scope", pass: Pass{Scope: []string{}}, bad: "names 0 paths"},
+		{name: "too many paths", pass: Pass{Scope: many}, bad: "names 65 paths"},
+		{name: "an empty path", pass: Pass{Scope: []string{""}}, bad: "not a clean absolute path"},
+		{name: "a relative path", pass: Pass{Scope: []string{"books/a.pdf"}}, bad: "not a clean absolute path"},
+		{name: "a path that climbs out", pass: Pass{Scope: []string{root + string(filepath.Separator) + ".." + string(filepath.Separator) + "etc"}}, bad: "not a clean absolute path"},
+		{name: "a NUL in a path", pass: Pass{Scope: []string{filepath.Join(root, "a\x00b")}}, bad: "not a clean absolute path"},
+		{name: "a path too long", pass: Pass{Scope: []string{filepath.Join(root, strings.Repeat("a", maxPathLen))}}, bad: "longer than any file system"},
+		{name: "a path outside the library", pass: Pass{Scope: []string{filepath.Dir(root)}}, bad: "outside the library"},
+		{name: "a folder that only starts like the library", pass: Pass{Scope: []string{root + "2"}}, bad: "outside the library"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.pass.Validate(roots)
+			if tc.bad == "" {
+				if err != nil {
+					t.Errorf("refused: %v", err)
+				}
+				return
+			}
+			if index.CodeOf(err) != index.Invalid || !strings.Contains(fmt.Sprint(err), tc.bad) {
+				t.Errorf("error %v (code %v), want Invalid with %q", err, index.CodeOf(err), tc.bad)
+			}
+			if len(fmt.Sprint(err)) > 1000 {
+				t.Errorf("an error of %d bytes", len(fmt.Sprint(err)))
+			}
+		})
+	}
+}
+
+// TestWatchRefusesBadPasses: the watch answers a pass of an unknown kind
+// or a scope outside its library with Invalid, and runs nothing.
+func TestWatchRefusesBadPasses(t *testing.T) {
+	lib, w, opts := setup(t)
+	reqs := make(chan Request)
+	opts.Requests = reqs
+	wctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Watch(wctx, w, opts) }()
+	defer func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	for _, p := range []Pass{
+		{Kind: "purge"},
+		{Kind: "sync", Scope: []string{filepath.Dir(lib)}},
+		{Kind: "sync", Scope: []string{"."}},
+	} {
+		o := ask(t, reqs, Request{Pass: p})
+		if index.CodeOf(o.Err) != index.Invalid || o.Run != nil {
+			t.Errorf("%+v: run %v, error %v", p, o.Run, o.Err)
+		}
+	}
 }

@@ -218,6 +218,11 @@ func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command strin
 		remote := remoteProgress(rep)
 		hashing := func(done, total int) { remote.counted("hashing", done, total, "file") }
 		pass := syncer.Pass{Kind: args.Kind, Scope: args.Scope, Prune: args.Prune, Retry: args.Retry, Hashing: hashing, Ingesting: remote.ingest}
+		// Checked here too, so that the requester hears at once rather
+		// than when the loop takes the pass up.
+		if err := pass.Validate(a.cfg.Library); err != nil {
+			return syncer.Request{}, nil, err
+		}
 		return syncer.Request{Pass: pass}, func(o syncer.Outcome) (any, error) {
 			if o.Run == nil {
 				return nil, o.Err
