@@ -117,6 +117,84 @@ func TestUnmountedDrivePrunesNothing(t *testing.T) {
 	}
 }
 
+// TestUnmountedDriveInsideLibrary: a drive mounted at a folder inside the
+// library (Books/nas) holds fewer than half of its books. Unmounted, its
+// books are kept, by sync and by watch, and status says why, until
+// sync --prune.
+func TestUnmountedDriveInsideLibrary(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting needs root")
+	}
+	dir, lib := evidenceLibrary(t, 0)
+	nas := filepath.Join(lib, "nas")
+	os.MkdirAll(nas, 0o755)
+	writeBooks(t, lib, 20)
+	onDrive := func() {
+		for i := range 8 {
+			writeFile(t, filepath.Join(nas, fmt.Sprintf("drive%02d.md", i)), fmt.Sprintf("# Drive book %d\n\nThe %d ferrymen crossed the estuary at dawn.\n", i, i))
+		}
+	}
+	mount(t, "-t", "tmpfs", "tmpfs", nas)
+	mounted := true
+	t.Cleanup(func() {
+		if mounted {
+			exec.Command("umount", nas).Run()
+		}
+	})
+	onDrive()
+	var s syncOut
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "first sync", s, map[string]int{"new": 28, "ingested": 28})
+
+	umount(t, nas)
+	mounted = false
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "sync with the drive unmounted", s, map[string]int{"removed": 0, "pruned": 0, "held": 8})
+	var st heldStatus
+	okJSON(t, &st, dir, "status")
+	if st.Books != 28 || len(st.Held) != 1 || st.Held[0].Root != nas || st.Held[0].Files != 8 || !strings.Contains(st.Held[0].Reason, "mount point") {
+		t.Fatalf("status while unmounted: %+v", st)
+	}
+
+	// The drive back with its files ends the hold.
+	mount(t, "-t", "tmpfs", "tmpfs", nas)
+	mounted = true
+	onDrive()
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "sync with the drive back", s, map[string]int{"removed": 0, "held": 0})
+
+	// watch: unmounted under it, the drive's books stay, whatever the
+	// watcher's events, and its next full scan (the sync it is handed)
+	// holds them.
+	w := start(t, dir, watchEnv, "watch")
+	eventually(t, "the watcher's first pass", 30*time.Second, func() bool {
+		out := grimoire(t, dir, "status").stdout
+		return strings.Contains(out, "last full scan") && !strings.Contains(out, "last full scan not yet")
+	})
+	umount(t, nas)
+	mounted = false
+	time.Sleep(2 * time.Second)
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "sync handed to the watcher", s, map[string]int{"removed": 0, "pruned": 0, "held": 8})
+	okJSON(t, &st, dir, "status")
+	if st.Books != 28 || len(st.Held) != 1 || st.Held[0].Root != nas {
+		t.Fatalf("status under watch with the drive unmounted: %+v", st)
+	}
+	w.stopped(t, 10*time.Second)
+	var books []bookOut
+	okJSON(t, &books, dir, "list")
+	if len(books) != 28 {
+		t.Fatalf("%d books after watch saw the drive unmounted, want 28", len(books))
+	}
+
+	okJSON(t, &s, dir, "sync", "--prune")
+	wantCounters(t, "sync --prune", s, map[string]int{"removed": 8, "pruned": 8, "held": 0})
+	okJSON(t, &st, dir, "status")
+	if st.Books != 20 || len(st.Held) != 0 {
+		t.Errorf("status after --prune: %+v", st)
+	}
+}
+
 // TestMassRemovalIsHeld: most of a folder's books gone at once is held;
 // a few gone is an ordinary removal.
 func TestMassRemovalIsHeld(t *testing.T) {
