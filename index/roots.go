@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -93,16 +94,23 @@ ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode
 	return nil
 }
 
-// Remembers reports whether the index knows path as a library folder:
-// one that a pass has looked at, or that files were found in. A folder
-// it does not know that does not exist is a misspelt one, not an
-// unmounted drive.
-func (d *DB) Remembers(ctx context.Context, path string) (bool, error) {
-	var known bool
-	err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM library_root WHERE path = ?1 AND mount = 0)
-	OR EXISTS (SELECT 1 FROM file WHERE root = ?1)`, path).Scan(&known)
+// RemembersFolder reports whether the index at path knows folder as a
+// library folder: one a pass has looked at, or that files were found in.
+// A folder it does not know that does not exist is a misspelt one, not an
+// unmounted drive. It reads an index of any schema since folders were
+// remembered (7), so that it answers before a writer upgrades the index,
+// and writes nothing.
+func RemembersFolder(ctx context.Context, path, folder string) (bool, error) {
+	db, err := sql.Open("sqlite", dsn(path, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=query_only(1)"))
 	if err != nil {
-		return false, fmt.Errorf("look up library folder %s: %w", path, err)
+		return false, fmt.Errorf("index %s: %w", path, err)
+	}
+	defer db.Close()
+	var known bool
+	err = db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM library_root WHERE path = ?1)
+	OR EXISTS (SELECT 1 FROM file WHERE root = ?1)`, folder).Scan(&known)
+	if err != nil {
+		return false, fmt.Errorf("index %s: look up library folder %s: %w", path, folder, err)
 	}
 	return known, nil
 }

@@ -39,7 +39,7 @@ those removals.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A library that does not exist is the first thing to say,
 			// before anything about PATH within it.
-			if err := a.cfg.requireFolders(); err != nil {
+			if err := a.cfg.requireFolders(cmd.Context()); err != nil {
 				return err
 			}
 			var scope []string
@@ -119,7 +119,7 @@ type syncFlags struct {
 // sync runs one reconcile-and-ingest pass under the writer lock, or has
 // the running watcher run it.
 func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
-	if err := a.cfg.requireLibrary(); err != nil {
+	if err := a.cfg.requireLibrary(ctx); err != nil {
 		return nil, err
 	}
 	args := syncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}
