@@ -2,15 +2,21 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 )
 
-// LibraryRoot is what the index remembers of a library folder.
+// LibraryRoot is what the index remembers of a library folder, or of a
+// folder below one that is a mount point.
 type LibraryRoot struct {
 	Path string
+	// Mount: the folder lies below a library folder and was a mount point
+	// (of another device than its parent) when its files were last
+	// trusted; its removals are judged as a library folder's.
+	Mount bool
 	// Identity is the folder's identity when its files were last trusted;
 	// zero before the first pass that saw it.
 	Identity RootIdentity
@@ -21,7 +27,7 @@ type LibraryRoot struct {
 // LibraryRoots returns every remembered library folder, keyed by path.
 func (d *DB) LibraryRoots(ctx context.Context) (map[string]LibraryRoot, error) {
 	rows, err := d.db.QueryContext(ctx,
-		`SELECT path, device, inode, held, held_files, held_since FROM library_root`)
+		`SELECT path, device, inode, held, held_files, held_since, mount FROM library_root`)
 	if err != nil {
 		return nil, fmt.Errorf("load library folders: %w", err)
 	}
@@ -32,7 +38,7 @@ func (d *DB) LibraryRoots(ctx context.Context) (map[string]LibraryRoot, error) {
 		var dev, ino, since int64
 		var reason string
 		var files int
-		if err := rows.Scan(&r.Path, &dev, &ino, &reason, &files, &since); err != nil {
+		if err := rows.Scan(&r.Path, &dev, &ino, &reason, &files, &since, &r.Mount); err != nil {
 			return nil, fmt.Errorf("load library folders: %w", err)
 		}
 		r.Identity = RootIdentity{Device: uint64(dev), Inode: uint64(ino)}
@@ -60,18 +66,53 @@ func (d *DB) Holds(ctx context.Context) ([]Hold, error) {
 	return out, nil
 }
 
-// TrustRoot records a folder's identity as the one its files belong to
-// and clears any hold under it: a pass saw the folder and applied every
-// removal under it.
+// TrustRoot records a library folder's identity as the one its files
+// belong to and clears any hold under it: a pass saw the folder and
+// applied every removal under it.
 func (t *Tx) TrustRoot(ctx context.Context, path string, id RootIdentity) error {
 	_, err := t.tx.ExecContext(ctx, `
 INSERT INTO library_root(path, device, inode) VALUES (?, ?, ?)
-ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode,
+ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode, mount = 0,
 	held = '', held_files = 0, held_since = 0`, path, int64(id.Device), int64(id.Inode))
 	if err != nil {
 		return fmt.Errorf("remember library folder %s: %w", path, err)
 	}
 	return nil
+}
+
+// TrustMount is TrustRoot for a folder below a library folder that is a
+// mount point: remembered as one, so that a later pass that finds it
+// missing, emptied or unmounted holds the removals under it.
+func (t *Tx) TrustMount(ctx context.Context, path string, id RootIdentity) error {
+	_, err := t.tx.ExecContext(ctx, `
+INSERT INTO library_root(path, device, inode, mount) VALUES (?, ?, ?, 1)
+ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode, mount = 1,
+	held = '', held_files = 0, held_since = 0`, path, int64(id.Device), int64(id.Inode))
+	if err != nil {
+		return fmt.Errorf("remember mount point %s: %w", path, err)
+	}
+	return nil
+}
+
+// RemembersFolder reports whether the index at path knows folder as a
+// library folder: one a pass has looked at, or that files were found in.
+// A folder it does not know that does not exist is a misspelt one, not an
+// unmounted drive. It reads an index of any schema since folders were
+// remembered (7), so that it answers before a writer upgrades the index,
+// and writes nothing.
+func RemembersFolder(ctx context.Context, path, folder string) (bool, error) {
+	db, err := sql.Open("sqlite", dsn(path, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=query_only(1)"))
+	if err != nil {
+		return false, fmt.Errorf("index %s: %w", path, err)
+	}
+	defer db.Close()
+	var known bool
+	err = db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM library_root WHERE path = ?1)
+	OR EXISTS (SELECT 1 FROM file WHERE root = ?1)`, folder).Scan(&known)
+	if err != nil {
+		return false, fmt.Errorf("index %s: look up library folder %s: %w", path, folder, err)
+	}
+	return known, nil
 }
 
 // HoldRemovals records that files under a folder are gone but were kept,

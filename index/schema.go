@@ -387,6 +387,13 @@ CREATE TRIGGER fts_book_sketch_delete AFTER DELETE ON fts_book BEGIN
 	DELETE FROM shared_text WHERE book_id = old.book_id;
 END;
 `,
+	// 19: the folders below a library folder that were mount points (of
+	// another device than their parent) when their files were last
+	// trusted: their removals need evidence as a library folder's do.
+	// They are library_root rows with mount set, and never configured.
+	`
+ALTER TABLE library_root ADD COLUMN mount INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -198,9 +198,10 @@ type RootIdentity struct {
 func (r RootIdentity) IsZero() bool { return r == RootIdentity{} }
 
 // Hold is a removal that a sync did not apply for want of evidence: files
-// under a library folder are gone, but the folder is not the one that held
-// them, or too many went at once. The books stay until the files come back
-// or `grimoire sync --prune` applies the removal.
+// under a library folder (or a mount point below one) are gone, but the
+// folder is not the one that held them, or too many went at once. The
+// books stay until the files come back or `grimoire sync --prune` applies
+// the removal.
 type Hold struct {
 	Root   string    `json:"root"`
 	Reason string    `json:"reason"`

@@ -102,6 +102,8 @@ type goneRow struct {
 type trustedRoot struct {
 	path string
 	id   index.RootIdentity
+	// mount: a mount point below a library folder (see rootSeen).
+	mount bool
 }
 
 // plan is everything a pass changes in the index. write applies it in
@@ -220,7 +222,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 			removals = append(removals, f)
 		}
 	}
-	p.removals = s.judgeRemovals(removals, sv.rows, sv.walk.roots, sv.known)
+	p.removals = s.judgeRemovals(removals, sv.rows, sv.walk.roots, sv.walk.mounts, sv.known)
 	for _, f := range sf.gone {
 		g := goneRow{path: f.Path, hash: f.Hash, fate: removed}
 		switch {
@@ -228,7 +230,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 			g.fate = moveSource
 		case sv.walk.inBook[f.Path]:
 			g.fate = absorbed
-		case p.removals.held[s.rootKey(f)] != "":
+		case p.removals.held[s.folderOf(f, p.removals.mounts)] != "":
 			g.fate = held
 		}
 		p.gone = append(p.gone, g)
@@ -253,6 +255,7 @@ func (s *scanner) rootChanges(sv survey, removals removalPlan) (trust []trustedR
 			trust = append(trust, trustedRoot{path: root, id: seen.id})
 		}
 	}
+	trust = append(trust, s.trustedMounts(sv, removals)...)
 	slices.SortFunc(trust, func(a, b trustedRoot) int { return strings.Compare(a.path, b.path) })
 	if !sv.full {
 		return trust, nil
@@ -263,13 +266,48 @@ func (s *scanner) rootChanges(sv survey, removals removalPlan) (trust []trustedR
 	for _, f := range sv.rows {
 		rows[s.rootKey(f)] = true
 	}
-	for root := range sv.known {
-		if !slices.Contains(s.opts.Roots, root) && removals.held[root] == "" && (!rows[root] || s.opts.Prune) {
+	for root, k := range sv.known {
+		if !k.Mount && !slices.Contains(s.opts.Roots, root) && removals.held[root] == "" && (!rows[root] || s.opts.Prune) {
 			forget = append(forget, root)
+		}
+	}
+	// A mount point is forgotten once it is no longer one, or is gone,
+	// with no removal held under it; or once it is outside the library.
+	// One the pass could not look at is kept.
+	for path, k := range sv.known {
+		if !k.Mount || removals.held[path] != "" {
+			continue
+		}
+		root, seen := subtree.RootOf(path, s.opts.Roots), sv.walk.mounts[path]
+		switch {
+		case slices.Contains(s.opts.Roots, path):
+			// A library folder now: TrustRoot makes it one.
+		case root == "":
+			forget = append(forget, path)
+		case sv.walk.roots[root] == nil || isBlocked(path, sv.walk.blocked):
+		case seen == nil || !seen.mount:
+			forget = append(forget, path)
 		}
 	}
 	slices.Sort(forget)
 	return trust, forget
+}
+
+// trustedMounts are the mount points below library folders that the pass
+// remembers as they are now: under the rules for library folders, and
+// only while they are mount points.
+func (s *scanner) trustedMounts(sv survey, removals removalPlan) []trustedRoot {
+	var trust []trustedRoot
+	for path, seen := range sv.walk.mounts {
+		if !seen.mount || removals.held[path] != "" {
+			continue
+		}
+		k, ok := sv.known[path]
+		if sv.full || s.opts.Prune || !ok || !k.Mount || k.Identity.IsZero() && k.Hold == nil {
+			trust = append(trust, trustedRoot{path: path, id: seen.id, mount: true})
+		}
+	}
+	return trust
 }
 
 // takeMove pairs a new path with a vanished path of the same content, and

@@ -276,6 +276,7 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 	if sv.known, err = s.w.LibraryRoots(ctx); err != nil {
 		return out, err
 	}
+	s.lookAtMounts(res, sv.known)
 	p := s.decide(sv, sf, rr)
 	out.Holds = p.removals.holds()
 	changes, err := s.write(ctx, p, &out)
@@ -296,6 +297,35 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		s.tell([]Change{{Kind: Held, Path: h.Root, Files: h.Files, Reason: h.Reason}})
 	}
 	return out, nil
+}
+
+// lookAtMounts completes what the pass saw of the mount points below the
+// library folders it looked at: the walk lists those it met, but a
+// watcher's batch meets few folders, and an unmounted drive leaves a
+// folder that is no mount point. Each one the index remembers is looked
+// at here; one that is missing stays out of res.mounts.
+func (s *scanner) lookAtMounts(res *walkResult, known map[string]index.LibraryRoot) {
+	for path, k := range known {
+		root := subtree.RootOf(path, s.opts.Roots)
+		if !k.Mount || root == "" || root == path || res.roots[root] == nil || res.mounts[path] != nil {
+			continue
+		}
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		dev, _ := libfile.IDOf(fi)
+		parent := parentDevice(root, path, res)
+		res.mounts[path] = &rootSeen{id: folderIdentity(path, fi), mount: dev != 0 && parent != 0 && dev != parent}
+	}
+	for path, seen := range res.mounts {
+		seen.walked = res.covered[path]
+		for dir, n := range res.dirFiles {
+			if subtree.Contains(path, dir) {
+				seen.files += n
+			}
+		}
+	}
 }
 
 // tell hands changes to Options.Changed.
@@ -469,7 +499,11 @@ func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.C
 		}
 	}
 	for _, r := range p.trust {
-		if err := t.TrustRoot(ctx, r.path, r.id); err != nil {
+		trust := t.TrustRoot
+		if r.mount {
+			trust = t.TrustMount
+		}
+		if err := trust(ctx, r.path, r.id); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -52,6 +53,14 @@ type walkResult struct {
 	passedOver []problem
 	// roots are the library folders this pass looked at.
 	roots map[string]*rootSeen
+	// mounts are the folders below them that the walk found to be mount
+	// points, and (see lookAtMounts) those the index remembers as mount
+	// points that are still there, mount points or not; by path.
+	mounts map[string]*rootSeen
+	// dirDev is the device of each folder walked (unknown on Windows),
+	// and dirFiles the number of books the walk found directly in each.
+	dirDev   map[string]uint64
+	dirFiles map[string]int
 	// inBook are the files of the mdBooks found (SUMMARY.md, book.toml,
 	// the chapters), which are no books of their own.
 	inBook map[string]bool
@@ -59,6 +68,7 @@ type walkResult struct {
 
 func newWalkResult() *walkResult {
 	return &walkResult{files: make(map[string]entry), covered: make(map[string]bool), roots: make(map[string]*rootSeen),
+		mounts: make(map[string]*rootSeen), dirDev: make(map[string]uint64), dirFiles: make(map[string]int),
 		unsupported: make(map[string]string), inBook: make(map[string]bool)}
 }
 
@@ -130,6 +140,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		return nil
 	}
 	res.covered[dir] = true
+	s.noteDevice(root, dir, res)
 	inEntry := s.calibreEntry(dir, root, ents)
 	if err := s.folderBook(ctx, root, dir, ents, res); err != nil {
 		return err
@@ -180,6 +191,51 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 	}
 	return s.takeOne(root, entryBooks, res)
+}
+
+// noteDevice records the device of dir, a folder the walk lists, and dir
+// as a mount point when it is below root and on another device than its
+// parent: a drive mounted inside the library, whose files an unmount
+// takes away at once.
+func (s *scanner) noteDevice(root, dir string, res *walkResult) {
+	fi, err := statFolder(root, dir)
+	if err != nil {
+		return
+	}
+	dev, _ := libfile.IDOf(fi)
+	if dev == 0 {
+		return // not told here (Windows)
+	}
+	res.dirDev[dir] = dev
+	if dir == root || slices.Contains(s.opts.Roots, dir) {
+		return
+	}
+	if parent := parentDevice(root, dir, res); parent != 0 && parent != dev {
+		res.mounts[dir] = &rootSeen{id: folderIdentity(dir, fi), mount: true}
+	}
+}
+
+// parentDevice returns the device of dir's parent folder, 0 when unknown.
+func parentDevice(root, dir string, res *walkResult) uint64 {
+	parent := filepath.Dir(dir)
+	if dev, ok := res.dirDev[parent]; ok {
+		return dev
+	}
+	fi, err := statFolder(root, parent)
+	if err != nil {
+		return 0
+	}
+	dev, _ := libfile.IDOf(fi)
+	return dev
+}
+
+// statFolder stats a folder of the library: the root through a link the
+// user chose, any other without following one.
+func statFolder(root, dir string) (fs.FileInfo, error) {
+	if dir == root {
+		return os.Stat(dir)
+	}
+	return os.Lstat(dir)
 }
 
 // folderBook takes the mdBook whose folder is dir, listed as ents, for one
@@ -327,6 +383,7 @@ func (s *scanner) addEntry(e entry, res *walkResult) {
 	if seen := res.roots[e.root]; seen != nil {
 		seen.files++
 	}
+	res.dirFiles[filepath.Dir(e.path)]++
 	if s.opts.MaxFileSize > 0 && e.size > s.opts.MaxFileSize {
 		what := "file"
 		if e.book != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -427,35 +428,49 @@ func checkEnv() error {
 }
 
 // requireLibrary is for the commands that scan the library.
-func (c *Config) requireLibrary() error {
+func (c *Config) requireLibrary(ctx context.Context) error {
 	if len(c.Library) == 0 {
 		return (&index.Error{Code: index.Invalid, Msg: "no library folder configured"}).
 			WithHint("set library in " + c.file + ", or pass --library DIR")
 	}
-	return c.requireFolders()
+	return c.requireFolders(ctx)
 }
 
-// requireFolders refuses a library folder that does not exist while there
-// is no index yet: a misspelt --library would otherwise get an empty
-// library and an index made inside a new folder. Once an index exists, a
-// missing folder is an unmounted drive as often as a typo, and the
-// evidence rules hold its books rather than this refusing every command.
-func (c *Config) requireFolders() error {
-	if _, err := os.Stat(c.DBPath); err == nil {
-		return nil
-	}
+// requireFolders refuses a library folder that does not exist, unless the
+// index knows it: a misspelt --library would otherwise get an empty
+// library and an index made inside a new folder, or, beside an index
+// named by db_path, have the real library's books held as "no longer a
+// library folder" and pruned by --prune. A missing folder the index knows
+// is an unmounted drive, whose books the evidence rules keep.
+func (c *Config) requireFolders(ctx context.Context) error {
 	for _, l := range c.Library {
 		fi, err := os.Stat(l)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return (&index.Error{Code: index.NotFound, Msg: "library folder " + l + " does not exist"}).
-				WithHint("check the spelling, or create the folder and put your books in it; nothing was created")
-		case err == nil && !fi.IsDir():
-			return (&index.Error{Code: index.Invalid, Msg: "library " + l + " is a file, not a folder"}).
-				WithHint("give the folder that holds your books; nothing was created")
+		notFolder := err == nil && !fi.IsDir()
+		if !errors.Is(err, fs.ErrNotExist) && !notFolder {
+			continue
 		}
+		if c.indexKnows(ctx, l) {
+			continue
+		}
+		if notFolder {
+			return (&index.Error{Code: index.Invalid, Msg: "library " + l + " is a file, not a folder"}).
+				WithHint("give the folder that holds your books; nothing was written")
+		}
+		return (&index.Error{Code: index.NotFound, Msg: "library folder " + l + " does not exist"}).
+			WithHint("check the spelling, or create the folder and put your books in it; nothing was written")
 	}
 	return nil
+}
+
+// indexKnows reports whether the index remembers folder as a library
+// folder. An index it cannot read answers yes: the command then meets the
+// index's own error, and the evidence rules hold what a pass cannot see.
+func (c *Config) indexKnows(ctx context.Context, folder string) bool {
+	if _, err := os.Stat(c.DBPath); err != nil {
+		return false
+	}
+	known, err := index.RemembersFolder(ctx, c.DBPath, folder)
+	return known || err != nil
 }
 
 // resolve makes paths absolute (relative to the config file's folder) and

@@ -81,7 +81,7 @@ func deleteBook(ctx context.Context, w *index.Writer, args deleteArgs) (deleted,
 // bookName names in full the book key names, for a question about it:
 // key may be only the beginning of its slug.
 func (a *app) bookName(ctx context.Context, key string) (string, error) {
-	if err := a.cfg.requireFolders(); err != nil {
+	if err := a.cfg.requireFolders(ctx); err != nil {
 		return "", err
 	}
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)

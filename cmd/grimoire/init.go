@@ -239,7 +239,7 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 	path := filepath.Join(abs, "grimoire.toml")
 	lib := &Config{Library: roots, file: path, libraryFromFile: true}
 	lib.DBPath, _ = lib.libraryIndex()
-	if err := lib.requireFolders(); err != nil {
+	if err := lib.requireFolders(ctx); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {

@@ -23,7 +23,7 @@ folder).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A server started on a misspelt library would fail on every start.
-			if err := a.cfg.requireFolders(); err != nil {
+			if err := a.cfg.requireFolders(cmd.Context()); err != nil {
 				return err
 			}
 			exe, err := os.Executable()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -117,6 +118,84 @@ func TestUnmountedDrivePrunesNothing(t *testing.T) {
 	}
 }
 
+// TestUnmountedDriveInsideLibrary: a drive mounted at a folder inside the
+// library (Books/nas) holds fewer than half of its books. Unmounted, its
+// books are kept, by sync and by watch, and status says why, until
+// sync --prune.
+func TestUnmountedDriveInsideLibrary(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting needs root")
+	}
+	dir, lib := evidenceLibrary(t, 0)
+	nas := filepath.Join(lib, "nas")
+	os.MkdirAll(nas, 0o755)
+	writeBooks(t, lib, 20)
+	onDrive := func() {
+		for i := range 8 {
+			writeFile(t, filepath.Join(nas, fmt.Sprintf("drive%02d.md", i)), fmt.Sprintf("# Drive book %d\n\nThe %d ferrymen crossed the estuary at dawn.\n", i, i))
+		}
+	}
+	mount(t, "-t", "tmpfs", "tmpfs", nas)
+	mounted := true
+	t.Cleanup(func() {
+		if mounted {
+			exec.Command("umount", nas).Run()
+		}
+	})
+	onDrive()
+	var s syncOut
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "first sync", s, map[string]int{"new": 28, "ingested": 28})
+
+	umount(t, nas)
+	mounted = false
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "sync with the drive unmounted", s, map[string]int{"removed": 0, "pruned": 0, "held": 8})
+	var st heldStatus
+	okJSON(t, &st, dir, "status")
+	if st.Books != 28 || len(st.Held) != 1 || st.Held[0].Root != nas || st.Held[0].Files != 8 || !strings.Contains(st.Held[0].Reason, "mount point") {
+		t.Fatalf("status while unmounted: %+v", st)
+	}
+
+	// The drive back with its files ends the hold.
+	mount(t, "-t", "tmpfs", "tmpfs", nas)
+	mounted = true
+	onDrive()
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "sync with the drive back", s, map[string]int{"removed": 0, "held": 0})
+
+	// watch: unmounted under it, the drive's books stay, whatever the
+	// watcher's events, and its next full scan (the sync it is handed)
+	// holds them.
+	w := start(t, dir, watchEnv, "watch")
+	eventually(t, "the watcher's first pass", 30*time.Second, func() bool {
+		out := grimoire(t, dir, "status").stdout
+		return strings.Contains(out, "last full scan") && !strings.Contains(out, "last full scan not yet")
+	})
+	umount(t, nas)
+	mounted = false
+	time.Sleep(2 * time.Second)
+	okJSON(t, &s, dir, "sync")
+	wantCounters(t, "sync handed to the watcher", s, map[string]int{"removed": 0, "pruned": 0, "held": 8})
+	okJSON(t, &st, dir, "status")
+	if st.Books != 28 || len(st.Held) != 1 || st.Held[0].Root != nas {
+		t.Fatalf("status under watch with the drive unmounted: %+v", st)
+	}
+	w.stopped(t, 10*time.Second)
+	var books []bookOut
+	okJSON(t, &books, dir, "list")
+	if len(books) != 28 {
+		t.Fatalf("%d books after watch saw the drive unmounted, want 28", len(books))
+	}
+
+	okJSON(t, &s, dir, "sync", "--prune")
+	wantCounters(t, "sync --prune", s, map[string]int{"removed": 8, "pruned": 8, "held": 0})
+	okJSON(t, &st, dir, "status")
+	if st.Books != 20 || len(st.Held) != 0 {
+		t.Errorf("status after --prune: %+v", st)
+	}
+}
+
 // TestMassRemovalIsHeld: most of a folder's books gone at once is held;
 // a few gone is an ordinary removal.
 func TestMassRemovalIsHeld(t *testing.T) {
@@ -156,10 +235,13 @@ func TestSyncPathOutsideLibrary(t *testing.T) {
 			t.Errorf("sync %s: exit %d, stderr %q; want %d and a message", arg, r.code, r.stderr, exitInvalid)
 		}
 	}
-	// A config whose library names a missing folder.
+	// A config whose library names a missing folder the index does not
+	// know: a typo, refused.
 	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Bokos\"]\ndb_path = \"grimoire.db\"\n")
-	okJSON(t, &s, dir, "sync")
-	wantCounters(t, "library names a missing folder", s, map[string]int{"removed": 0, "pruned": 0})
+	if r := grimoire(t, dir, "sync"); r.code != exitNotFound || !strings.Contains(r.stderr, filepath.Join(dir, "Bokos")+" does not exist") {
+		t.Errorf("library names a missing folder: exit %d, stderr %q", r.code, r.stderr)
+	}
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Books\"]\ndb_path = \"grimoire.db\"\n")
 	var books []bookOut
 	okJSON(t, &books, dir, "list")
 	if len(books) != 4 {
@@ -174,6 +256,77 @@ func TestSyncPathOutsideLibrary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(empty, "Bokos")); err == nil {
 		t.Error("sync created the folder it was given by mistake")
 	}
+}
+
+// TestMisspeltLibraryWithDBPath: with db_path set, the index exists
+// whatever --library says. A misspelt --library is refused as it is
+// without db_path, naming the folder, and the index is left as it was:
+// no run, no hold, no book removed, --prune or not. A library folder the
+// index knows that is missing (an unmounted drive) is no typo: sync goes
+// on and keeps its books.
+func TestMisspeltLibraryWithDBPath(t *testing.T) {
+	dir, lib := evidenceLibrary(t, 0)
+	writeBooks(t, lib, 12)
+	var s syncOut
+	okJSON(t, &s, dir, "sync")
+	db := filepath.Join(dir, "grimoire.db")
+	before := fileSums(t, db, db+"-wal")
+	var st struct {
+		heldStatus
+		LastSync struct{ Started time.Time } `json:"last_sync"`
+	}
+	okJSON(t, &st, dir, "status")
+	started := st.LastSync.Started
+	typo := filepath.Join(dir, "Bokos")
+	for _, args := range [][]string{
+		{"--library", "Bokos", "sync"},
+		{"--library", "Bokos", "sync", "--prune"},
+		{"--library", "Bokos", "sync", "--prune", "--json"},
+		{"--library", "Bokos", "watch"},
+		{"--library", "Bokos", "serve", "--watch"},
+		{"--library", "Bokos", "query", "lighthouse"},
+	} {
+		r := grimoire(t, dir, args...)
+		if r.code != exitNotFound || !strings.Contains(r.stderr, "library folder "+typo+" does not exist") {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming the folder", args, r.code, r.stderr, exitNotFound)
+		}
+		if _, err := os.Stat(typo); err == nil {
+			t.Fatalf("%v created the folder", args)
+		}
+	}
+	if after := fileSums(t, db, db+"-wal"); after != before {
+		t.Errorf("the index was written to")
+	}
+	okJSON(t, &st, dir, "status")
+	if st.Books != 12 || len(st.Held) != 0 || !st.LastSync.Started.Equal(started) {
+		t.Errorf("status after the misspelt syncs: %+v", st)
+	}
+
+	// The library folder itself gone (its drive unmounted, the mount
+	// point removed): known to the index, so no typo.
+	if err := os.Rename(lib, lib+".away"); err != nil {
+		t.Fatal(err)
+	}
+	okJSON(t, &s, dir, "sync", "--prune")
+	wantCounters(t, "the library folder missing", s, map[string]int{"removed": 0, "pruned": 0})
+	okJSON(t, &st, dir, "status")
+	if st.Books != 12 {
+		t.Errorf("%d books with the library folder missing, want 12", st.Books)
+	}
+}
+
+// fileSums is the contents of files, hashed, "" for a missing one.
+func fileSums(t *testing.T, paths ...string) string {
+	t.Helper()
+	var sums []string
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		sums = append(sums, fmt.Sprintf("%x", sha256.Sum256(b)))
+	}
+	return strings.Join(sums, " ")
 }
 
 // TestSyncPathThroughLink: a path argument is resolved without following

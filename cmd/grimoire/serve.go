@@ -70,7 +70,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return usageError{errors.New("--no-auth and --allow-origin go with --http")}
 	}
 	// Checked before waitForIndex, which would make an index.
-	if err := a.cfg.requireFolders(); err != nil {
+	if err := a.cfg.requireFolders(ctx); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -78,7 +78,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if f.watch {
-		if err := a.cfg.requireLibrary(); err != nil {
+		if err := a.cfg.requireLibrary(ctx); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ func (a *app) statusCmd() *cobra.Command {
 }
 
 func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
-	if err := a.cfg.requireFolders(); err != nil {
+	if err := a.cfg.requireFolders(ctx); err != nil {
 		return retrieve.StatusView{}, err
 	}
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)

@@ -31,13 +31,15 @@ library or index is configured, a folder PATH is taken as the library.
 Removals need evidence: when a library folder is not the one its books were
 found in (an unmounted drive leaves an empty folder of another device), is
 empty, is no longer configured, or loses more than half of its files at
-once (more than 10), its books are kept and status says why. --prune
-applies those removals.`,
+once (more than 10), its books are kept and status says why. A drive
+mounted at a folder inside the library is judged the same way, and also
+when that folder is missing or no longer a mount point. --prune applies
+those removals.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A library that does not exist is the first thing to say,
 			// before anything about PATH within it.
-			if err := a.cfg.requireFolders(); err != nil {
+			if err := a.cfg.requireFolders(cmd.Context()); err != nil {
 				return err
 			}
 			var scope []string
@@ -117,7 +119,7 @@ type syncFlags struct {
 // sync runs one reconcile-and-ingest pass under the writer lock, or has
 // the running watcher run it.
 func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
-	if err := a.cfg.requireLibrary(); err != nil {
+	if err := a.cfg.requireLibrary(ctx); err != nil {
 		return nil, err
 	}
 	args := syncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}

@@ -52,7 +52,7 @@ func (a *app) contextualizer(ctx context.Context) (*llm.Contextualizer, index.Co
 // openWriter takes the index's writer lock; command names this process for
 // a second writer's error message.
 func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, error) {
-	if err := a.cfg.requireFolders(); err != nil {
+	if err := a.cfg.requireFolders(ctx); err != nil {
 		return nil, err
 	}
 	w, err := index.OpenWriter(ctx, a.cfg.DBPath, command)
@@ -69,7 +69,7 @@ func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, er
 // configured model is the one whose vectors the index holds, and with the
 // configured reranker.
 func (a *app) openLibrary(ctx context.Context) (*retrieve.Library, func(), error) {
-	if err := a.cfg.requireFolders(); err != nil {
+	if err := a.cfg.requireFolders(ctx); err != nil {
 		return nil, nil, err
 	}
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
