@@ -15,6 +15,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/internal/bomb"
 	"github.com/grimoire-search/grimoire/reconcile"
 )
 
@@ -73,7 +74,14 @@ func epubOf(chapters map[string]string) []byte {
 // the index it left.
 func ingestAlone(t *testing.T, files map[string][]byte) (Result, uint64, int64) {
 	t.Helper()
-	ctx := context.Background()
+	res, alloc, size, _ := ingestLibrary(context.Background(), t, files)
+	return res, alloc, size
+}
+
+// ingestLibrary is ingestAlone for several files, with ctx, and with the
+// books as the index holds them after the run.
+func ingestLibrary(ctx context.Context, t *testing.T, files map[string][]byte) (Result, uint64, int64, []index.Book) {
+	t.Helper()
 	root := filepath.Join(t.TempDir(), "lib")
 	old := time.Now().Add(-time.Hour)
 	for name, data := range files {
@@ -105,6 +113,10 @@ func ingestAlone(t *testing.T, files map[string][]byte) (Result, uint64, int64) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	books, err := w.Books(ctx, index.BookFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +126,7 @@ func ingestAlone(t *testing.T, files map[string][]byte) (Result, uint64, int64) 
 			size += fi.Size()
 		}
 	}
-	return res, after.TotalAlloc - before.TotalAlloc, size
+	return res, after.TotalAlloc - before.TotalAlloc, size, books
 }
 
 // TestOneWordBookCostsInProportion ingests books that are one long word,
@@ -158,4 +170,113 @@ func TestOneWordBookCostsInProportion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInflatingBooksFailAsTooLarge gives a library two small files that
+// inflate past doc.MaxText of text, an EPUB of chapters that are zips of
+// repeated text and a Word document whose body and footnote are, beside
+// an ordinary book: they fail as too large, each on its
+// file, and the ordinary book is ingested.
+func TestInflatingBooksFailAsTooLarge(t *testing.T) {
+	// Without the cap, the run took minutes and gigabytes; with it, a
+	// few seconds. The deadline makes the old way a failure, not a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	files := map[string][]byte{
+		"inflating.epub": bomb.InflatingEPUB(8, 62<<20),
+		"inflating.docx": bomb.InflatingDOCX(40 << 20),
+		"small.md":       []byte("# Small Book\n\nThe aardvark digs.\n"),
+	}
+	for name, data := range files {
+		t.Logf("%s: %d bytes", name, len(data))
+	}
+	res, alloc, _, books := ingestLibrary(ctx, t, files)
+	t.Logf("%.0f MB allocated", float64(alloc)/(1<<20))
+	if res.Ingested != 1 || res.Failed != 2 {
+		t.Errorf("ingested %d, failed %d; want the small book alone ingested", res.Ingested, res.Failed)
+	}
+	failed := map[string]string{}
+	for _, f := range res.Failures {
+		failed[filepath.Base(f.Path)] = f.Error
+	}
+	for _, name := range []string{"inflating.epub", "inflating.docx"} {
+		if !strings.Contains(failed[name], "too large") {
+			t.Errorf("%s: failure %q, want too large", name, failed[name])
+		}
+	}
+	// Failed for good: those bytes are not read again.
+	for _, b := range books {
+		want := index.Failed
+		if b.Title == "Small Book" {
+			want = index.Ready
+		}
+		if b.Status != want {
+			t.Errorf("%s is %s, want %s (%s)", b.Title, b.Status, want, b.Error)
+		}
+	}
+}
+
+// FuzzStoredBytesInProportion parses any input as text, Markdown, HTML or
+// RTF and lays it out as ingest does: what the index would store of the
+// book (chunk texts and headings, section texts, titles, anchors) stays
+// within a fixed multiple of the book's text. Chunk and section texts
+// hold each of its bytes a few times at most (overlap, separators); what
+// every chunk repeats (its heading, its anchor) is bounded whatever the
+// book. The seeds are books of one long word, once named by all of it.
+func FuzzStoredBytesInProportion(f *testing.F) {
+	types := []string{"text", "markdown", "html", "rtf"}
+	word := strings.Repeat("a", 64<<10)
+	for i := range types {
+		f.Add(byte(i), []byte(word))
+	}
+	f.Add(byte(2), []byte("<h1>"+word+"</h1><p>"+strings.Repeat("b ", 5000)+"</p>"))
+	f.Add(byte(2), []byte(`<p id="`+word+`">`+strings.Repeat("c ", 5000)+"</p>"))
+	f.Add(byte(3), []byte(`{\rtf1\ansi {\pard `+strings.Repeat(`\'ff`, 16<<10)+`\par}}`))
+	f.Add(byte(1), []byte("# Title\n\n"+strings.Repeat("word ", 3000)+"\n\n## \n\n"+word))
+	ps := NewParsers(nil)
+	f.Cleanup(func() { ps.Close() })
+	// A heading joins three titles of maxTitle runes and "…", by " › ".
+	const maxHeading = 3*(4*maxTitle+len("…")) + 2*len(" › ")
+	f.Fuzz(func(t *testing.T, which byte, data []byte) {
+		d, err := ps.Parse(context.Background(), types[int(which)%len(types)], data, nil)
+		if err != nil {
+			return
+		}
+		text := d.TextSize()
+		b := layout(d, d.Title+"book", DefaultChunking())
+		var texts, repeated int64
+		for _, k := range b.chunks {
+			texts += int64(len(k.Text))
+			if len(k.Heading) > maxHeading {
+				t.Fatalf("chunk %d's heading is %d bytes", k.Index, len(k.Heading))
+			}
+			if len(k.Anchor) > maxAnchor {
+				t.Fatalf("chunk %d's anchor is %d bytes", k.Index, len(k.Anchor))
+			}
+			repeated += int64(len(k.Heading) + len(k.Anchor))
+		}
+		for _, ch := range b.chapters {
+			repeated += int64(len(ch.Title) + len(ch.Anchor))
+			for _, s := range ch.Sections {
+				texts += int64(len(s.Text))
+				repeated += int64(len(s.Title) + len(s.Anchor))
+			}
+		}
+		if limit := 8*text + 1024; texts > limit {
+			t.Fatalf("%d bytes of text stored as %d bytes of chunks and sections", text, texts)
+		}
+		// A chunk holds a byte of text at least, a section a chunk, a
+		// chapter a section: names and anchors, bounded each, come to a
+		// fixed multiple of the text too.
+		parts := int64(len(b.chunks) + len(b.chapters))
+		for _, ch := range b.chapters {
+			parts += int64(len(ch.Sections))
+		}
+		if parts > 3*text {
+			t.Fatalf("%d chunks, sections and chapters for %d bytes of text", parts, text)
+		}
+		if limit := parts * int64(maxHeading+maxAnchor); repeated > limit {
+			t.Fatalf("%d bytes of names and anchors for %d chunks, sections and chapters", repeated, parts)
+		}
+	})
 }
