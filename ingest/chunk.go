@@ -132,6 +132,7 @@ type book struct {
 // split; chunks never cross a section.
 func layout(d *doc.Document, title string, c Chunking) book {
 	c = c.normalized()
+	title = clipTitle(title)
 	var out book
 	alone := chaptersWithText(d) == 1
 	for _, ch := range d.Chapters {
@@ -141,13 +142,13 @@ func layout(d *doc.Document, title string, c Chunking) book {
 			if len(blocks) == 0 {
 				continue
 			}
-			secs = append(secs, section{title: s.Title, anchor: s.Anchor, blocks: blocks})
+			secs = append(secs, section{title: clipTitle(s.Title), anchor: anchor(s.Anchor), blocks: blocks})
 		}
 		if len(secs) == 0 {
 			continue
 		}
 		ci := len(out.chapters)
-		chTitle := strings.TrimSpace(ch.Title)
+		chTitle := clipTitle(ch.Title)
 		switch {
 		case chTitle == "" && alone:
 			chTitle = title
@@ -160,7 +161,8 @@ func layout(d *doc.Document, title string, c Chunking) book {
 		if len(secs) == 1 && secs[0].title == "" && blocksTokens(secs[0].blocks) > c.SectionSplitTokens {
 			secs = splitSection(secs[0], c.SectionSplitTokens)
 		}
-		chapter := index.Chapter{Index: ci, Title: chTitle, Anchor: ch.Anchor}
+		chAnchor := anchor(ch.Anchor)
+		chapter := index.Chapter{Index: ci, Title: chTitle, Anchor: chAnchor}
 		for si := range secs {
 			s := &secs[si]
 			s.chapter, s.index = ci, si
@@ -168,7 +170,7 @@ func layout(d *doc.Document, title string, c Chunking) book {
 				s.title = chTitle
 			}
 			if s.anchor == "" && si == 0 {
-				s.anchor = ch.Anchor
+				s.anchor = chAnchor
 			}
 			if s.anchor == "" && s.blocks[0].Line > 0 {
 				s.anchor = fmt.Sprintf("L%d", s.blocks[0].Line)
@@ -230,6 +232,7 @@ func nonEmpty(blocks []doc.Block) []doc.Block {
 				t = strings.ToValidUTF8(t, "\uFFFD")
 			}
 			b.Text = t
+			b.Anchor = anchor(b.Anchor)
 			out = append(out, b)
 		}
 	}
@@ -308,12 +311,81 @@ func splitSection(s section, limit int) []section {
 	return out
 }
 
-func firstWords(s string, n int) string {
-	f := strings.Fields(s)
-	if len(f) <= n {
-		return strings.Join(f, " ")
+// maxTitle is the most runes a title keeps, whether a parser read it or
+// first words made it. Every chunk carries its titles in its heading, so
+// a title that grew with its text (a book that is one long word, a heading
+// a megabyte long) would make the index grow with the square of the book.
+// The longest chapter titles of real books (Victorian "In which…" titles)
+// run to a couple of hundred characters.
+const maxTitle = 200
+
+// maxNameRunes bounds a name made of first words: eight words of a text
+// without spaces would otherwise be all of it.
+const maxNameRunes = 80
+
+// maxAnchor is the longest anchor kept, in bytes. Chunks repeat their
+// block's anchor; a real one (an element id, "ch03.xhtml#p12") is short,
+// and a longer one cannot be cut without pointing nowhere, so it goes.
+const maxAnchor = 256
+
+func anchor(a string) string {
+	if len(a) > maxAnchor {
+		return ""
 	}
-	return strings.Join(f[:n], " ") + "…"
+	return a
+}
+
+// clipTitle trims s and cuts it to maxTitle runes, marking the cut.
+func clipTitle(s string) string {
+	return clip(strings.TrimSpace(s), maxTitle)
+}
+
+// clip cuts s to n runes, ending it with "…" when it was longer.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for at := range s {
+		if i == n {
+			return strings.TrimSpace(s[:at]) + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// firstWords names a text by its first n words, at most maxNameRunes
+// runes of them. It reads only as far as it needs, however long the text.
+func firstWords(s string, n int) string {
+	var f []string
+	rest := s
+	cut := false
+	for len(f) < n && !cut {
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if rest == "" {
+			break
+		}
+		end := strings.IndexFunc(rest, unicode.IsSpace)
+		if end < 0 {
+			end = len(rest)
+		}
+		if end > 4*maxNameRunes {
+			// More runes than a name keeps, however wide they are.
+			end = 4 * maxNameRunes
+			for end > 0 && !utf8.RuneStart(rest[end]) {
+				end--
+			}
+			cut = true
+		}
+		f = append(f, rest[:end])
+		rest = rest[end:]
+	}
+	name := strings.Join(f, " ")
+	if cut || strings.TrimSpace(rest) != "" {
+		name += "…"
+	}
+	return clip(name, maxNameRunes)
 }
 
 // piece is a unit of chunking: a sentence of a paragraph, a line group of

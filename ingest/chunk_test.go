@@ -236,3 +236,31 @@ func TestChunkingForModel(t *testing.T) {
 		})
 	}
 }
+
+func TestNamesFromFirstWordsAreBounded(t *testing.T) {
+	long := strings.Repeat("a", 1<<20)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"short", "Call me Ishmael.", "Call me Ishmael."},
+		{"eight words", "one two three four five six seven eight nine", "one two three four five six seven eight…"},
+		{"one long word", long, strings.Repeat("a", maxNameRunes) + "…"},
+		{"wide runes", strings.Repeat("ÿ", 1000), strings.Repeat("ÿ", maxNameRunes) + "…"},
+		{"long words", strings.Repeat("b", 50) + " " + long, strings.Repeat("b", 50) + " " + strings.Repeat("a", maxNameRunes-51) + "…"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := firstWords(tc.in, 8); got != tc.want {
+				t.Errorf("firstWords = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	// A title a parser read is cut too: every chunk repeats it.
+	d := &doc.Document{Chapters: []doc.Chapter{{Title: long, Sections: []doc.Section{{Blocks: []doc.Block{{Text: words(3000, "w")}}}}}}}
+	b := layout(d, long, DefaultChunking())
+	for _, k := range b.chunks {
+		if len(k.Heading) > 3*4*maxTitle {
+			t.Fatalf("chunk %d has a heading of %d bytes", k.Index, len(k.Heading))
+		}
+	}
+}

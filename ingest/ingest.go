@@ -507,9 +507,9 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 			d.Language = cat.Language
 		}
 	}
-	title := strings.TrimSpace(d.Title)
+	title := clipTitle(d.Title)
 	if title == "" {
-		title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		title = clipTitle(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
 	laid := layout(d, title, p.opts.Chunking)
 	if p.opts.Context == nil {

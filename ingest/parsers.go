@@ -38,7 +38,8 @@ func NewParsers(log *slog.Logger) *Parsers {
 
 // Parse reads data as a book of format typ, without a Project Gutenberg
 // header and licence, in whatever format they came. A parser that panics
-// on a hostile file fails that book, never the process.
+// on a hostile file fails that book, never the process; a book of more
+// than doc.MaxText of text fails with doc.ErrTooLarge.
 //
 // recognised, when not nil, is the text read by OCR from the book's
 // scanned pages, by 1-based page; a format whose pages may be scans
@@ -47,6 +48,11 @@ func NewParsers(log *slog.Logger) *Parsers {
 func (ps *Parsers) Parse(ctx context.Context, typ string, data []byte, recognised map[int]string) (*doc.Document, error) {
 	d, err := ps.parse(ctx, typ, data, recognised)
 	if err != nil {
+		return nil, err
+	}
+	// Parsers that gather their text in one place check as it grows;
+	// this holds every format to the same cap.
+	if err := doc.CheckText(d.TextSize()); err != nil {
 		return nil, err
 	}
 	if d.DropGutenberg() && d.Empty() {

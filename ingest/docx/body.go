@@ -105,6 +105,9 @@ func (r *reader) stream(data []byte, name string) error {
 			if err := r.ctx.Err(); err != nil {
 				return fmt.Errorf("docx: %w", err)
 			}
+			if err := r.b.Err(); err != nil {
+				return err
+			}
 		}
 		t, err := x.Token()
 		if err == io.EOF {
@@ -423,6 +426,9 @@ func (r *reader) endPara() {
 // its section's text.
 func (r *reader) placeNotes(p *para) {
 	for _, key := range p.notes {
+		if r.b.Err() != nil {
+			return // the book is too large: no more copies of notes
+		}
 		text := r.notes[key]
 		if text == "" {
 			continue

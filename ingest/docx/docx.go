@@ -118,6 +118,9 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 	if d.Language == "" {
 		d.Language = meta.LanguageTag(st.language)
 	}
+	if err := r.b.Err(); err != nil {
+		return nil, err
+	}
 	d.Chapters = r.b.Chapters(d.Title)
 	if d.Title == "" {
 		d.Title = r.b.Name()

@@ -72,7 +72,8 @@ func defaultLimits() limits {
 // error is non-nil when data is not a readable EPUB (ErrNotEPUB), when its
 // content is DRM-encrypted (ErrDRM), when it would decompress to more than
 // 64 MB in one entry or 512 MB in all, or has more than 20,000 entries
-// (ErrTooLarge), or when ctx is done. A book whose documents hold no text
+// (ErrTooLarge), or holds more than doc.MaxText of text (doc.ErrTooLarge),
+// or when ctx is done. A book whose documents hold no text
 // yields a Document without chapters. Parse keeps no state between calls
 // and is safe to call concurrently.
 func Parse(ctx context.Context, data []byte) (*doc.Document, error) {

@@ -3,6 +3,7 @@ package epub
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"sort"
@@ -68,6 +69,9 @@ func (b *book) load() error {
 	}
 
 	b.docs = make([]content, len(b.pkg.spine))
+	// The text of the documents read so far: one document is bounded by
+	// the zip's caps, the book's text only by Convert's check of this.
+	var size int64
 	for i, s := range b.pkg.spine {
 		if err := b.ctx.Err(); err != nil {
 			return fmt.Errorf("epub: %w", err)
@@ -83,11 +87,17 @@ func (b *book) load() error {
 			}
 			continue // an image or a font listed as a document: no text
 		}
-		conv, err := xhtml.Convert(b.ctx, data, xhtml.Options{Path: s.path, Targets: targets[i]})
+		conv, err := xhtml.Convert(b.ctx, data, xhtml.Options{Path: s.path, Targets: targets[i], Taken: size})
+		if errors.Is(err, doc.ErrTooLarge) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("epub: %w", err)
 		}
 		b.docs[i].pieces, b.docs[i].title = conv.Pieces, conv.Title
+		for _, p := range conv.Pieces {
+			size += int64(len(p.Text))
+		}
 	}
 
 	for i := range b.cuts {

@@ -73,6 +73,9 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 		Catalog:    p.bookCatalog(),
 		SourceType: doc.FB2,
 	}
+	if err := p.b.Err(); err != nil {
+		return nil, err
+	}
 	d.Chapters = p.b.Chapters(d.Title)
 	return d, nil
 }
@@ -233,6 +236,9 @@ func (p *parser) run() error {
 		if tok%ctxCheckEvery == 0 {
 			if err := p.ctx.Err(); err != nil {
 				return fmt.Errorf("fb2: %w", err)
+			}
+			if err := p.b.Err(); err != nil {
+				return err
 			}
 		}
 		t, err := p.dec.Token()

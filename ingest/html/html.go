@@ -51,7 +51,9 @@ func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 	}
 	d := &doc.Document{SourceType: doc.HTML}
 	pageMeta(d, conv)
-	build(d, conv)
+	if err := build(d, conv); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -102,7 +104,9 @@ func parseHTMLZ(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Docu
 	if d.Catalog.Empty() {
 		d.Catalog = own.Catalog
 	}
-	build(d, conv)
+	if err := build(d, conv); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 
@@ -247,8 +251,9 @@ func pageCatalog(metas []xhtml.Meta) doc.Catalog {
 	return c.Clean()
 }
 
-// build lays the converted page out as chapters from its headings.
-func build(d *doc.Document, conv xhtml.Result) {
+// build lays the converted page out as chapters from its headings. It
+// fails with doc.ErrTooLarge for a page of more text than a book may hold.
+func build(d *doc.Document, conv xhtml.Result) error {
 	var b outline.Builder
 	for _, p := range conv.Pieces {
 		switch p.Kind {
@@ -258,8 +263,12 @@ func build(d *doc.Document, conv xhtml.Result) {
 			b.Block(doc.Block{Kind: p.Block, Text: p.Text, Anchor: p.Anchor})
 		}
 	}
+	if err := b.Err(); err != nil {
+		return err
+	}
 	d.Chapters = b.Chapters(d.Title)
 	if d.Title == "" {
 		d.Title = b.Name()
 	}
+	return nil
 }

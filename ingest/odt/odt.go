@@ -106,6 +106,9 @@ func parse(ctx context.Context, data []byte, lim safezip.Limits) (*doc.Document,
 	if d.Title == "" {
 		d.Title = r.title
 	}
+	if err := r.b.Err(); err != nil {
+		return nil, err
+	}
 	d.Chapters = r.b.Chapters(d.Title)
 	if d.Title == "" {
 		d.Title = r.b.Name()
@@ -299,6 +302,9 @@ func (r *reader) stream(data []byte, name string) error {
 		if tok%ctxCheckEvery == 0 {
 			if err := r.ctx.Err(); err != nil {
 				return fmt.Errorf("odt: %w", err)
+			}
+			if err := r.b.Err(); err != nil {
+				return err
 			}
 		}
 		t, err := x.Token()

@@ -40,6 +40,11 @@ func Zlib(prefix, unit string, size int64) []byte {
 // sync flush) and its back-references stay inside it, so copies can
 // follow one another.
 func deflated(prefix, unit string, size int64, sum io.Writer) []byte {
+	return deflatedWith(prefix, unit, "", size, sum)
+}
+
+// deflatedWith is deflated with suffix after the repeated unit.
+func deflatedWith(prefix, unit, suffix string, size int64, sum io.Writer) []byte {
 	if unit == "" {
 		unit = Spaces
 	}
@@ -66,6 +71,10 @@ func deflated(prefix, unit string, size int64, sum io.Writer) []byte {
 		tail := []byte(chunk[:rest*int64(len(unit))])
 		out = append(out, deflateChunk(tail)...)
 		sum.Write(tail)
+	}
+	if suffix != "" {
+		out = append(out, deflateChunk([]byte(suffix))...)
+		sum.Write([]byte(suffix))
 	}
 	return append(out, finalBlock()...)
 }

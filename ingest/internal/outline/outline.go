@@ -35,7 +35,26 @@ type Builder struct {
 	notes []doc.Block
 	// name is the title of a heading that stood alone over all the others.
 	name string
+	// size is the bytes of text taken so far; past doc.MaxText, err is
+	// set and no more text is taken.
+	size int64
+	err  error
 }
+
+// take counts n more bytes of text, and reports whether they fit.
+func (b *Builder) take(n int) bool {
+	if b.err != nil {
+		return false
+	}
+	b.size += int64(n)
+	b.err = doc.CheckText(b.size)
+	return b.err == nil
+}
+
+// Err returns doc.ErrTooLarge's failure once the text given passes
+// doc.MaxText, else nil. Text given after that is dropped, so a parser
+// may check it only now and then, and must before Chapters.
+func (b *Builder) Err() error { return b.err }
 
 type item struct {
 	heading bool
@@ -54,6 +73,9 @@ func (b *Builder) Heading(level int, title, anchor string) {
 	b.flushNotes()
 	level = max(0, min(level, MaxLevel))
 	title = strings.TrimSpace(title)
+	if !b.take(len(title)) {
+		return
+	}
 	b.items = append(b.items, item{heading: true, level: level, title: title, untitle: title == "", anchor: anchor})
 	b.open = 0
 }
@@ -67,6 +89,12 @@ func (b *Builder) Block(blk doc.Block) {
 	if blk.Kind != doc.Code {
 		blk.Text = strings.TrimSpace(blk.Text)
 	}
+	if b.take(len(blk.Text)) {
+		b.add(blk)
+	}
+}
+
+func (b *Builder) add(blk doc.Block) {
 	b.items = append(b.items, item{block: blk})
 	b.open = 0
 }
@@ -78,7 +106,7 @@ func (b *Builder) Block(blk doc.Block) {
 func (b *Builder) Line(kind doc.BlockKind, text, anchor string) {
 	if b.open > 0 && b.items[b.open-1].block.Kind == kind && kind != doc.Paragraph {
 		blk := &b.items[b.open-1].block
-		if strings.TrimSpace(text) != "" || kind == doc.Code {
+		if (strings.TrimSpace(text) != "" || kind == doc.Code) && b.take(1+len(text)) {
 			blk.Text += "\n" + strings.TrimRight(text, " \t")
 		}
 		return
@@ -88,6 +116,9 @@ func (b *Builder) Line(kind doc.BlockKind, text, anchor string) {
 	}
 	if kind != doc.Code {
 		text = strings.TrimSpace(text)
+	}
+	if !b.take(len(text)) {
+		return
 	}
 	b.items = append(b.items, item{block: doc.Block{Kind: kind, Text: text, Anchor: anchor}})
 	b.open = 0
@@ -100,14 +131,16 @@ func (b *Builder) Line(kind doc.BlockKind, text, anchor string) {
 // that refers to them, before the next heading, where a reader of the
 // division finds them.
 func (b *Builder) Note(text, anchor string) {
-	if strings.TrimSpace(text) != "" {
+	// A note cited many times is given each time: counted each time.
+	if strings.TrimSpace(text) != "" && b.take(len(text)) {
 		b.notes = append(b.notes, doc.Block{Kind: doc.Paragraph, Text: text, Anchor: anchor})
 	}
 }
 
 func (b *Builder) flushNotes() {
 	for _, n := range b.notes {
-		b.Block(n)
+		n.Text = strings.TrimSpace(n.Text) // counted by Note
+		b.add(n)
 	}
 	b.notes = b.notes[:0]
 }

@@ -148,6 +148,10 @@ type Options struct {
 	// Plain reads hidden elements and printed page numbers as text, and
 	// numbers no list items, as calibre's text of a Kindle book does.
 	Plain bool
+	// Taken is the bytes of text the book's documents before this one
+	// hold: Convert stops with doc.ErrTooLarge once they and this one's
+	// pass doc.MaxText.
+	Taken int64
 }
 
 // Result is a converted document.
@@ -178,6 +182,7 @@ type converter struct {
 	// document; each becomes a mark where its element starts.
 	targets map[string]bool
 	out     []Piece
+	size    int64           // bytes of text in out, and Options.Taken
 	title   strings.Builder // the <title> in <head>
 	lastID  string
 	lang    string
@@ -212,13 +217,15 @@ type converter struct {
 }
 
 // Convert converts a document, in any encoding a browser would read it in,
-// to pieces. The only error is ctx's, when it is done.
+// to pieces. It fails with ctx's error when it is done, and with
+// doc.ErrTooLarge's failure once the text passes doc.MaxText (see
+// Options.Taken).
 func Convert(ctx context.Context, data []byte, opts Options) (Result, error) {
 	if opts.Offsets {
 		return convertAtOffsets(ctx, data, opts)
 	}
 	data = ToUTF8(data)
-	c := &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: opts.Page}
+	c := &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: opts.Page, size: opts.Taken}
 	if opts.Page {
 		main, err := marksMain(ctx, data)
 		if err != nil {
@@ -232,7 +239,7 @@ func Convert(ctx context.Context, data []byte, opts Options) (Result, error) {
 	if c.mainOnly && len(c.out) == 0 {
 		// A main element without text (markup too broken to nest, a
 		// page whose scripts fill it) must not hide the rest.
-		c = &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: true}
+		c = &converter{ctx: ctx, path: opts.Path, targets: opts.Targets, page: true, size: opts.Taken}
 		if err := c.run(data); err != nil {
 			return Result{}, err
 		}
@@ -244,7 +251,7 @@ func Convert(ctx context.Context, data []byte, opts Options) (Result, error) {
 // keeps, as the anchor of each block, the offset of the token its first
 // character came from; it becomes the piece's Offset.
 func convertAtOffsets(ctx context.Context, data []byte, opts Options) (Result, error) {
-	c := &converter{ctx: ctx, targets: opts.Targets, offsets: true, decode: opts.Decode, positions: opts.Positions, plain: opts.Plain}
+	c := &converter{ctx: ctx, targets: opts.Targets, offsets: true, decode: opts.Decode, positions: opts.Positions, plain: opts.Plain, size: opts.Taken}
 	if c.decode == nil {
 		c.decode = func(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
 	}
@@ -329,6 +336,9 @@ func (c *converter) run(data []byte) error {
 			if err := c.ctx.Err(); err != nil {
 				return err
 			}
+			if err := doc.CheckText(c.size); err != nil {
+				return err
+			}
 		}
 		tt := z.Next()
 		if c.offsets {
@@ -344,7 +354,7 @@ func (c *converter) run(data []byte) error {
 			}
 			c.flushInline()
 			c.placeMarks(math.MaxInt)
-			return nil
+			return doc.CheckText(c.size)
 		case html.TextToken:
 			switch {
 			case c.dropRaw:
@@ -787,6 +797,7 @@ func (c *converter) flushInline() {
 		return
 	}
 	c.out = append(c.out, Piece{Kind: Block, Block: doc.Paragraph, Text: text, Anchor: c.ref(anchor)})
+	c.size += int64(len(text))
 }
 
 func (c *converter) endHeading() {
@@ -795,6 +806,7 @@ func (c *converter) endHeading() {
 	c.headMarks = c.headMarks[:0]
 	if text != "" {
 		c.out = append(c.out, Piece{Kind: Heading, Level: c.heading, Text: text, Anchor: c.ref(anchor)})
+		c.size += int64(len(text))
 	}
 	c.heading = 0
 }
@@ -864,6 +876,7 @@ func (c *converter) emitBox() {
 	}
 	if len(b.lines) > 0 {
 		c.out = append(c.out, Piece{Kind: Block, Block: b.kind, Text: strings.Join(b.lines, "\n"), Anchor: c.ref(b.anchor)})
+		c.size += int64(len(c.out[len(c.out)-1].Text))
 	}
 	b.lines, b.anchor, b.started, b.gap = b.lines[:0], "", false, false
 }
