@@ -164,12 +164,17 @@ SELECT (SELECT count(*) FROM embedding_next), (SELECT count(*) FROM chunk WHERE 
 	return done, total, err
 }
 
-// ChunksToReembed returns up to limit embedded chunks without a new vector.
-func (d *DB) ChunksToReembed(ctx context.Context, limit int) ([]Chunk, error) {
-	rows, err := d.db.QueryContext(ctx, `
+const chunksToReembedSQL = `
 SELECT k.id, k.book_id, k.idx, k.heading, k.context, k.text FROM chunk k
-WHERE k.state = 'embedded' AND NOT EXISTS (SELECT 1 FROM embedding_next n WHERE n.chunk_id = k.id)
-ORDER BY k.id LIMIT ?`, limit)
+WHERE k.id > ? AND k.state = 'embedded' AND NOT EXISTS (SELECT 1 FROM embedding_next n WHERE n.chunk_id = k.id)
+ORDER BY k.id LIMIT ?`
+
+// ChunksToReembed returns up to limit embedded chunks without a new vector
+// whose id is above after. A caller going batch by batch passes the last id
+// it was given: a search from the first chunk would pass over every chunk
+// done so far, a cost that grows with the square of the library's chunks.
+func (d *DB) ChunksToReembed(ctx context.Context, after int64, limit int) ([]Chunk, error) {
+	rows, err := d.db.QueryContext(ctx, chunksToReembedSQL, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks to re-embed: %w", err)
 	}

@@ -693,7 +693,25 @@ func TestChunksToEmbedAfter(t *testing.T) {
 // grows with the square of the book's chunks).
 func TestChunksToEmbedSeeksToTheBatch(t *testing.T) {
 	w := mustOpenWriter(t)
-	rows, err := w.db.Query("EXPLAIN QUERY PLAN "+chunksToEmbedSQL, 1, 5, 32)
+	if got := queryPlan(t, w, chunksToEmbedSQL, 1, 5, 32); !strings.Contains(got, "idx>?") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q, want a search on book_id and idx, in idx order", got)
+	}
+}
+
+// TestChunksToReembedSeeksToTheBatch: the next batch of a model switch is
+// found by seeking past the last chunk id, not by passing over every chunk
+// done so far.
+func TestChunksToReembedSeeksToTheBatch(t *testing.T) {
+	w := mustOpenWriter(t)
+	if got := queryPlan(t, w, chunksToReembedSQL, 5, 32); !strings.Contains(got, "rowid>?") || strings.Contains(got, "TEMP B-TREE") {
+		t.Errorf("plan %q, want a search on the chunk's id, in id order", got)
+	}
+}
+
+// queryPlan is SQLite's plan for query, its steps joined by "; ".
+func queryPlan(t *testing.T, w *Writer, query string, args ...any) string {
+	t.Helper()
+	rows, err := w.db.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -707,8 +725,8 @@ func TestChunksToEmbedSeeksToTheBatch(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	got := strings.Join(plan, "; ")
-	if !strings.Contains(got, "idx>?") || strings.Contains(got, "TEMP B-TREE") {
-		t.Errorf("plan %q, want a search on book_id and idx, in idx order", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "; ")
 }

@@ -34,17 +34,25 @@ func Reembed(ctx context.Context, w *index.Writer, e embed.Embedder, batch int, 
 		return 0, err
 	}
 	n := 0
+	// A pass from the first chunk that finds nothing ends the work: one
+	// after the cursor may have missed a chunk embedded behind it meanwhile.
+	var after int64
 	for {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		chunks, err := w.ChunksToReembed(ctx, batch)
+		chunks, err := w.ChunksToReembed(ctx, after, batch)
 		if err != nil {
 			return n, err
 		}
 		if len(chunks) == 0 {
-			break
+			if after == 0 {
+				break
+			}
+			after = 0
+			continue
 		}
+		after = chunks[len(chunks)-1].ID
 		texts := make([]string, len(chunks))
 		ids := make([]int64, len(chunks))
 		for i, k := range chunks {
