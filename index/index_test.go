@@ -609,24 +609,10 @@ func TestFoldTermIsTheTokenizers(t *testing.T) {
 // Hits name the index outright.
 func TestSectionKeysAreReadWithoutText(t *testing.T) {
 	w := mustOpenWriter(t)
-	ctx := context.Background()
 	for _, q := range []string{
 		`SELECT ` + bookColumns + bookCounts + ` FROM book b WHERE b.id = 1`,
 	} {
-		rows, err := w.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		rows.Close()
+		plan := queryPlan(t, w, q)
 		for _, step := range plan {
 			// Every statement here names the section table s.
 			if strings.HasPrefix(step, "SEARCH s ") && !strings.Contains(step, "COVERING INDEX section_title") {
@@ -693,7 +679,7 @@ func TestChunksToEmbedAfter(t *testing.T) {
 // grows with the square of the book's chunks).
 func TestChunksToEmbedSeeksToTheBatch(t *testing.T) {
 	w := mustOpenWriter(t)
-	if got := queryPlan(t, w, chunksToEmbedSQL, 1, 5, 32); !strings.Contains(got, "idx>?") || strings.Contains(got, "TEMP B-TREE") {
+	if got := strings.Join(queryPlan(t, w, chunksToEmbedSQL, 1, 5, 32), "; "); !strings.Contains(got, "idx>?") || strings.Contains(got, "TEMP B-TREE") {
 		t.Errorf("plan %q, want a search on book_id and idx, in idx order", got)
 	}
 }
@@ -703,13 +689,13 @@ func TestChunksToEmbedSeeksToTheBatch(t *testing.T) {
 // done so far.
 func TestChunksToReembedSeeksToTheBatch(t *testing.T) {
 	w := mustOpenWriter(t)
-	if got := queryPlan(t, w, chunksToReembedSQL, 5, 32); !strings.Contains(got, "rowid>?") || strings.Contains(got, "TEMP B-TREE") {
+	if got := strings.Join(queryPlan(t, w, chunksToReembedSQL, 5, 32), "; "); !strings.Contains(got, "rowid>?") || strings.Contains(got, "TEMP B-TREE") {
 		t.Errorf("plan %q, want a search on the chunk's id, in id order", got)
 	}
 }
 
-// queryPlan is SQLite's plan for query, its steps joined by "; ".
-func queryPlan(t *testing.T, w *Writer, query string, args ...any) string {
+// queryPlan is SQLite's plan for query, step by step.
+func queryPlan(t *testing.T, w *Writer, query string, args ...any) []string {
 	t.Helper()
 	rows, err := w.db.Query("EXPLAIN QUERY PLAN "+query, args...)
 	if err != nil {
@@ -728,5 +714,5 @@ func queryPlan(t *testing.T, w *Writer, query string, args ...any) string {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	return strings.Join(plan, "; ")
+	return plan
 }
