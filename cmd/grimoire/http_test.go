@@ -389,20 +389,34 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 	const limit = 1000 // the default cap
 	rssBefore, _, haveMem := memKB(p.cmd.Process.Pid)
 
-	// Sessions opened and never closed, as a careless script would.
-	sessions := make(chan string, limit)
+	// Sessions opened and never closed, as a careless script would. The
+	// first is opened alone, so that it is the one idle longest.
+	initialize := func() string {
+		resp, body := post(t, url, legacyInitialize)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("initialize: %d %s", resp.StatusCode, body)
+			return ""
+		}
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	oldest := initialize()
+	jobs := make(chan struct{}, limit-1)
+	for range limit - 1 {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	sessions := make(chan string, limit-1)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for range limit / 8 {
-				resp, body := post(t, url, legacyInitialize)
-				if resp.StatusCode != http.StatusOK {
-					t.Errorf("initialize: %d %s", resp.StatusCode, body)
+			for range jobs {
+				id := initialize()
+				if id == "" {
 					return
 				}
-				sessions <- resp.Header.Get("Mcp-Session-Id")
+				sessions <- id
 			}
 		}()
 	}
@@ -414,7 +428,6 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 
 	// A full table makes room by ending the session idle longest, which
 	// never sent a request: the new client gets in, the old one gets 404.
-	oldest := <-sessions
 	if resp, body := post(t, url, legacyInitialize); resp.StatusCode != http.StatusOK {
 		t.Fatalf("session %d: %d %s", limit+1, resp.StatusCode, body)
 	}
