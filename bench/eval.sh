@@ -10,7 +10,8 @@
 #   OUT=bench/results/NAME bench/eval.sh     # and keep each query's outcome
 #   go run ./cmd/grimoire eval compare bench/results/main bench/results/NAME
 #
-# SETS="scifact books" runs fewer sets, MODES=hybrid,fts fewer modes;
+# SETS="scifact books" (of scifact nfcorpus cisi books phrasings
+# definitions hook) runs fewer sets, MODES=hybrid,fts fewer modes;
 # SPLIT=train runs the BEIR train queries (a check that nothing was fitted
 # to dev; the book questions and definitions have no train half and are
 # left out).
@@ -25,7 +26,7 @@ cd "$(dirname "$0")/.."
 corpus=${CORPUS:-../shared/corpus}
 split=${SPLIT:-dev}
 modes=${MODES:-hybrid,fts,vector,bm25}
-sets=${SETS:-scifact nfcorpus books definitions}
+sets=${SETS:-scifact nfcorpus cisi books phrasings definitions hook}
 out=${OUT:-}
 # The corpus holds scanned and encrypted PDFs that fail on purpose; eval
 # counts them, and the log need not list them again.
@@ -91,6 +92,52 @@ for set in $sets; do
 		# out); its index lives in the cache, never in the corpus.
 		run books "$bookmodes" --books "$qa" --library "$corpus/books" --workdir "$cache/books"
 		;;
+	cisi)
+		# Judged on its one split; the train split leaves it out.
+		if [ "$split" != dev ]; then continue; fi
+		run cisi "$modes" --beir "$corpus/ir/cisi" --split test --workdir "$cache/cisi"
+		;;
+	phrasings)
+		qa="$corpus/qa/books-$split.jsonl"
+		asked="$corpus/qa/books-$split-phrasings.jsonl"
+		if [ ! -f "$qa" ] || [ ! -f "$asked" ] || [ -z "$bookmodes" ]; then
+			echo "phrasings: no $asked or no mode for it; left out" >&2
+			continue
+		fi
+		run phrasings "$bookmodes" --books "$qa" --phrasings "$asked" --library "$corpus/books" --workdir "$cache/books"
+		;;
+	hook)
+		prompts="$corpus/qa/hook-prompts-$split.jsonl"
+		if [ ! -f "$prompts" ]; then
+			echo "hook: no $prompts; left out" >&2
+			continue
+		fi
+		# The hook reads the books' index through a configuration of its
+		# own; a budget far above any search's keeps the machine's load out
+		# of what it says.
+		cfg="$cache/hook.toml"
+		printf 'library = ["%s"]\ndb_path = "%s"\n' "$corpus/books" "$cache/books/grimoire.db" >"$cfg"
+		[ -f "$cache/books/grimoire.db" ] || "$bin" --config "$cfg" sync >/dev/null
+		recs="$cache/hook-$split.jsonl"
+		python3 - "$bin" "$cfg" "$prompts" "$split" >"$recs" <<'PY'
+import json, subprocess, sys
+bin, cfg, prompts, split = sys.argv[1:]
+for line in open(prompts):
+    p = json.loads(line)
+    event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": p["prompt"]})
+    out = subprocess.run([bin, "--config", cfg, "hook", "claude-code", "--budget", "60s"],
+                         input=event, capture_output=True, text=True).stdout
+    print(json.dumps({"collection": "hook-prompts-" + split, "id": p["id"], "kind": p["kind"],
+                      "mode": "hook", "rank": 0, "metrics": {}, "no_match": out.strip() == ""}))
+PY
+		if [ -n "$out" ]; then cp "$recs" "$out/hook-$split.jsonl"; fi
+		python3 - "$recs" <<'PY' | if [ -n "$out" ]; then tee -a "$out/summary.txt"; else cat; fi
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+silent = sum(r["no_match"] for r in recs)
+print(f"hook: silent on {silent} of {len(recs)} ordinary prompts; spoke on", [r["id"] for r in recs if not r["no_match"]])
+PY
+		;;
 	definitions)
 		# Questions that ask what something is, about the same books
 		# (bench/definitions.jsonl); they have no train half.
@@ -101,7 +148,7 @@ for set in $sets; do
 		run definitions "$bookmodes" --books bench/definitions.jsonl --library "$corpus/books" --workdir "$cache/books"
 		;;
 	*)
-		echo "unknown set $set (scifact, nfcorpus, books, definitions)" >&2
+		echo "unknown set $set (scifact, nfcorpus, cisi, books, phrasings, definitions, hook)" >&2
 		exit 2
 		;;
 	esac

@@ -72,6 +72,44 @@ func LoadBookQuestions(file string) ([]BookQuestion, error) {
 	return out, nil
 }
 
+// Phrasing is how a client model asks a book question: a query and more
+// ways of saying it (qa/books-dev-phrasings.jsonl), as the search tool's
+// query and queries.
+type Phrasing struct {
+	ID      string   `json:"id"`
+	Query   string   `json:"query"`
+	Queries []string `json:"queries"`
+}
+
+// LoadPhrasings reads a JSON Lines file of Phrasing by question id: each
+// line an id seen once and a query.
+func LoadPhrasings(file string) (map[string]Phrasing, error) {
+	out := make(map[string]Phrasing)
+	err := readJSONL(file, func(line []byte) error {
+		var p Phrasing
+		if err := json.Unmarshal(line, &p); err != nil {
+			return err
+		}
+		switch {
+		case strings.TrimSpace(p.ID) == "":
+			return fmt.Errorf("a phrasing without an id")
+		case strings.TrimSpace(p.Query) == "":
+			return fmt.Errorf("phrasing %s: no query", p.ID)
+		case out[p.ID].ID != "":
+			return fmt.Errorf("phrasing id %q appears twice", p.ID)
+		}
+		out[p.ID] = p
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no phrasings", file)
+	}
+	return out, nil
+}
+
 func (q BookQuestion) check() error {
 	switch {
 	case strings.TrimSpace(q.ID) == "":

@@ -49,6 +49,42 @@ func TestLoadBookQuestions(t *testing.T) {
 	}
 }
 
+func TestLoadPhrasings(t *testing.T) {
+	good := `{"id": "q001", "query": "Why?", "queries": ["why so", "for what reason"]}
+{"id": "q003", "query": "Is it there?"}
+`
+	tests := []struct {
+		name, content, wantErr string
+	}{
+		{"good", good, ""},
+		{"duplicate id", good + `{"id": "q001", "query": "Again?"}` + "\n", "twice"},
+		{"no id", `{"query": "Why?"}`, "without an id"},
+		{"no query", `{"id": "q1", "queries": ["why"]}`, "no query"},
+		{"empty", "\n", "no phrasings"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "phrasings.jsonl")
+			if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ps, err := LoadPhrasings(p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) != 2 || len(ps["q001"].Queries) != 2 || ps["q003"].Query != "Is it there?" {
+				t.Errorf("phrasings %+v", ps)
+			}
+		})
+	}
+}
+
 func TestBookJudge(t *testing.T) {
 	q := BookQuestion{
 		ID: "q1", Kind: Paraphrase, Book: "11-0.txt", AlsoIn: []string{"pg11.epub"},

@@ -21,9 +21,9 @@ import (
 
 // evalFlags are eval's options.
 type evalFlags struct {
-	beir, books, split, workdir, perQuery string
-	modes                                 []string
-	asJSON                                bool
+	beir, books, phrasings, split, workdir, perQuery string
+	modes                                            []string
+	asJSON                                           bool
 }
 
 func (a *app) evalCmd() *cobra.Command {
@@ -37,7 +37,9 @@ JSON line each, for ` + "`grimoire eval compare`" + ` to test two runs against e
 
 --books QUESTIONS.jsonl: book questions (id, question, book, chapter,
 evidence, kind, also_in; the format of the corpus's qa/README.md), asked of
-the library at limit 10. Per kind (keyword, paraphrase, negative, and the
+the library at limit 10; with --phrasings FILE each is asked as a client
+model asked it (id, query, queries: the search tool's query and further
+phrasings), in a set named after both files. Per kind (keyword, paraphrase, negative, and the
 answerable ones pooled) it reports answer@1/@5/@10 (a passage from the book,
 or a file in also_in, that holds an evidence quote, compared with case,
 white space, typographic quotes and dashes, ligatures and soft hyphens
@@ -102,6 +104,7 @@ delete it after changing how books are read or chunked.`,
 	f := cmd.Flags()
 	f.StringVar(&o.beir, "beir", "", "evaluate a BEIR collection in this folder")
 	f.StringVar(&o.books, "books", "", "evaluate book questions (JSON Lines) against the library")
+	f.StringVar(&o.phrasings, "phrasings", "", "with --books: ask each question as a client model does, a query and more phrasings (JSON Lines of id, query, queries)")
 	f.StringVar(&o.split, "split", "dev", "BEIR split: qrels/SPLIT.tsv and queries.SPLIT.jsonl (else queries.jsonl)")
 	f.StringVar(&o.workdir, "workdir", "", "keep the index here between runs (--beir: and the library built from the collection)")
 	f.StringSliceVar(&o.modes, "modes", []string{retrieve.Hybrid, retrieve.FTS, retrieve.Vector, eval.ModeBM25}, "modes to compare (bm25: the plain baseline, --beir only)")
@@ -392,7 +395,7 @@ func (p *progress) querying(mode string, done, total int) {
 // first, and the hits; a hit counts for each book it is also in, right
 // after its own.
 func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limit int, docOf func(retrieve.HitView) []string) ([]string, []retrieve.HitView, error) {
-	hits, err := search(ctx, lb, text, mode, limit)
+	hits, err := search(ctx, lb, retrieve.Query{Text: text, Mode: mode, Limit: limit})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -413,8 +416,8 @@ func rankDocs(ctx context.Context, lb *retrieve.Library, text, mode string, limi
 
 // search runs one query; a query that cannot be searched (no words) has
 // no hits rather than stopping the run.
-func search(ctx context.Context, lb *retrieve.Library, text, mode string, limit int) ([]retrieve.HitView, error) {
-	v, err := lb.Search(ctx, retrieve.Query{Text: text, Mode: mode, Limit: limit})
+func search(ctx context.Context, lb *retrieve.Library, q retrieve.Query) ([]retrieve.HitView, error) {
+	v, err := lb.Search(ctx, q)
 	if errors.Is(err, retrieve.ErrBadQuery) {
 		return nil, nil
 	}
@@ -486,7 +489,7 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 				}
 			}
 			if len(rel) == 0 {
-				hits, err := search(ctx, lb, g.Query, mode, retrieve.DefaultLimit)
+				hits, err := search(ctx, lb, retrieve.Query{Text: g.Query, Mode: mode, Limit: retrieve.DefaultLimit})
 				if err != nil {
 					return nil, err
 				}
@@ -499,7 +502,7 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 				return nil, err
 			}
 			// The verdict a user sees comes with the default limit.
-			hits, err := search(ctx, lb, g.Query, mode, retrieve.DefaultLimit)
+			hits, err := search(ctx, lb, retrieve.Query{Text: g.Query, Mode: mode, Limit: retrieve.DefaultLimit})
 			if err != nil {
 				return nil, err
 			}

@@ -125,6 +125,43 @@ func TestEvalBooks(t *testing.T) {
 	}
 }
 
+// TestEvalBooksPhrasings asks each question as a client model does: its
+// query and further phrasings, in a set named after the phrasings file.
+func TestEvalBooksPhrasings(t *testing.T) {
+	lib, questions := tinyBooks(t)
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	phrasings := filepath.Join(dir, "asked.jsonl")
+	writeFile(t, phrasings, `{"id": "q1", "query": "Hatter riddle raven", "queries": ["raven like a writing-desk"]}
+{"id": "q2", "query": "knot loop that stays put", "queries": ["bowline fixed loop at the end of a rope"]}
+`)
+	r := grimoire(t, dir, "eval", "--books", questions, "--phrasings", phrasings, "--library", lib, "--workdir", work, "--modes", "fts")
+	if r.code != exitInvalid || !strings.Contains(r.stderr, "asked.jsonl has no phrasing of question q3") {
+		t.Fatalf("a question without a phrasing: exit %d\n%s", r.code, r.stderr)
+	}
+	writeFile(t, phrasings, `{"id": "q1", "query": "Hatter riddle raven", "queries": ["raven like a writing-desk"]}
+{"id": "q2", "query": "knot loop that stays put", "queries": ["bowline fixed loop at the end of a rope"]}
+{"id": "q3", "query": "sourdough bread recipe", "queries": ["how to bake sourdough"]}
+`)
+	perQuery := filepath.Join(dir, "phrasings.jsonl")
+	r = grimoire(t, dir, "eval", "--books", questions, "--phrasings", phrasings, "--library", lib, "--workdir", work, "--modes", "fts", "--per-query", perQuery)
+	if r.code != 0 {
+		t.Fatalf("eval --phrasings: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	recs, err := eval.ReadRecords(perQuery)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("records %+v: %v", recs, err)
+	}
+	for _, rec := range recs {
+		if rec.Collection != "asked" {
+			t.Errorf("record %+v, want the set named after the phrasings", rec)
+		}
+		if rec.ID == "q2" && rec.Rank != 1 {
+			t.Errorf("q2, asked with the passage's words too: %+v", rec)
+		}
+	}
+}
+
 func TestEvalBooksMistakes(t *testing.T) {
 	lib, questions := tinyBooks(t)
 	dir := t.TempDir()

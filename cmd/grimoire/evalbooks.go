@@ -22,6 +22,19 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 	if err != nil {
 		return nil, &index.Error{Code: index.Invalid, Msg: "read book questions", Err: err}
 	}
+	name := strings.TrimSuffix(filepath.Base(o.books), filepath.Ext(o.books))
+	var phrasings map[string]eval.Phrasing
+	if o.phrasings != "" {
+		if phrasings, err = eval.LoadPhrasings(o.phrasings); err != nil {
+			return nil, &index.Error{Code: index.Invalid, Msg: "read phrasings", Err: err}
+		}
+		for _, q := range qs {
+			if _, ok := phrasings[q.ID]; !ok {
+				return nil, &index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%s has no phrasing of question %s", o.phrasings, q.ID)}
+			}
+		}
+		name = strings.TrimSuffix(filepath.Base(o.phrasings), filepath.Ext(o.phrasings))
+	}
 	var lb *retrieve.Library
 	var closeLib func()
 	if o.workdir != "" {
@@ -49,12 +62,15 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 	if err := a.checkAnswerable(ctx, lb, qs, judges, prog); err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(filepath.Base(o.books), filepath.Ext(o.books))
 	var recs []eval.Record
 	for m, mode := range o.modes {
 		for i, q := range qs {
 			prog.querying(mode, m*len(qs)+i, len(o.modes)*len(qs))
-			hits, err := search(ctx, lb, q.Question, mode, booksLimit)
+			sq := retrieve.Query{Text: q.Question, Mode: mode, Limit: booksLimit}
+			if p, ok := phrasings[q.ID]; ok {
+				sq.Text, sq.Phrasings = p.Query, p.Queries
+			}
+			hits, err := search(ctx, lb, sq)
 			if err != nil {
 				return nil, fmt.Errorf("question %s: %w", q.ID, err)
 			}
