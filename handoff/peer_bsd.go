@@ -4,24 +4,15 @@ package handoff
 
 import (
 	"fmt"
-	"net"
 
 	"golang.org/x/sys/unix"
 )
 
-const canCheckPeers = true
-
-// peerUID is the user of the process at the other end of conn, as the
-// kernel recorded it when that process connected.
-func peerUID(conn net.Conn) (int, error) {
-	var uid int
-	err := control(conn, func(fd int) error {
-		cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-		if err != nil {
-			return fmt.Errorf("LOCAL_PEERCRED: %w", err)
-		}
-		uid = int(cred.Uid)
-		return nil
-	})
-	return uid, err
+// socketPeerUID reads the peer's user of the socket fd (LOCAL_PEERCRED).
+func socketPeerUID(fd int) (uint32, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+	if err != nil {
+		return 0, fmt.Errorf("LOCAL_PEERCRED: %w", err)
+	}
+	return cred.Uid, nil
 }

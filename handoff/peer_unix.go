@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || freebsd
 
 package handoff
 
@@ -9,19 +9,23 @@ import (
 	"syscall"
 )
 
-// control runs f on conn's socket.
-func control(conn net.Conn, f func(fd int) error) error {
+const canCheckPeers = true
+
+// peerUID is the user of the process at the other end of conn, as the
+// kernel recorded it when that process connected.
+func peerUID(conn net.Conn) (int, error) {
 	sc, ok := conn.(syscall.Conn)
 	if !ok {
-		return errors.New("not a socket")
+		return 0, errors.New("not a socket")
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {
-		return fmt.Errorf("reach the socket: %w", err)
+		return 0, fmt.Errorf("reach the socket: %w", err)
 	}
+	var uid uint32
 	var ferr error
-	if err := raw.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
-		return fmt.Errorf("reach the socket: %w", err)
+	if err := raw.Control(func(fd uintptr) { uid, ferr = socketPeerUID(int(fd)) }); err != nil {
+		return 0, fmt.Errorf("reach the socket: %w", err)
 	}
-	return ferr
+	return int(uid), ferr
 }
