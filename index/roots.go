@@ -70,26 +70,27 @@ func (d *DB) Holds(ctx context.Context) ([]Hold, error) {
 // belong to and clears any hold under it: a pass saw the folder and
 // applied every removal under it.
 func (t *Tx) TrustRoot(ctx context.Context, path string, id RootIdentity) error {
-	_, err := t.tx.ExecContext(ctx, `
-INSERT INTO library_root(path, device, inode) VALUES (?, ?, ?)
-ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode, mount = 0,
-	held = '', held_files = 0, held_since = 0`, path, int64(id.Device), int64(id.Inode))
-	if err != nil {
-		return fmt.Errorf("remember library folder %s: %w", path, err)
-	}
-	return nil
+	return t.trustFolder(ctx, path, id, false)
 }
 
 // TrustMount is TrustRoot for a folder below a library folder that is a
 // mount point: remembered as one, so that a later pass that finds it
 // missing, emptied or unmounted holds the removals under it.
 func (t *Tx) TrustMount(ctx context.Context, path string, id RootIdentity) error {
+	return t.trustFolder(ctx, path, id, true)
+}
+
+func (t *Tx) trustFolder(ctx context.Context, path string, id RootIdentity, mount bool) error {
 	_, err := t.tx.ExecContext(ctx, `
-INSERT INTO library_root(path, device, inode, mount) VALUES (?, ?, ?, 1)
-ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode, mount = 1,
-	held = '', held_files = 0, held_since = 0`, path, int64(id.Device), int64(id.Inode))
+INSERT INTO library_root(path, device, inode, mount) VALUES (?, ?, ?, ?)
+ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode, mount = excluded.mount,
+	held = '', held_files = 0, held_since = 0`, path, int64(id.Device), int64(id.Inode), mount)
 	if err != nil {
-		return fmt.Errorf("remember mount point %s: %w", path, err)
+		what := "library folder"
+		if mount {
+			what = "mount point"
+		}
+		return fmt.Errorf("remember %s %s: %w", what, path, err)
 	}
 	return nil
 }
