@@ -23,7 +23,7 @@
 # them again anyway.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus=${CORPUS:-../shared/corpus}
+corpus=$(cd "${CORPUS:-../shared/corpus}" && pwd)
 split=${SPLIT:-dev}
 modes=${MODES:-hybrid,fts,vector,bm25}
 sets=${SETS:-scifact nfcorpus cisi books phrasings definitions hook}

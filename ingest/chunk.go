@@ -315,9 +315,9 @@ func splitSection(s section, limit int) []section {
 // first words made it. Every chunk carries its titles in its heading, so
 // a title that grew with its text (a book that is one long word, a heading
 // a megabyte long) would make the index grow with the square of the book.
-// The longest chapter titles of real books (Victorian "In which…" titles)
-// run to a couple of hundred characters.
-const maxTitle = 200
+// Real titles stay whole: scientific papers' run to 300 characters, and
+// Victorian "In which…" chapter titles to a couple of hundred.
+const maxTitle = 500
 
 // maxNameRunes bounds a name made of first words: eight words of a text
 // without spaces would otherwise be all of it.
