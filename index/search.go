@@ -526,18 +526,31 @@ func ftsVarint(b []byte) (uint64, []byte) {
 	return v, nil
 }
 
-// NamesBook reports whether a ready book's title or author holds word, in
-// any case: a book may never name its author in its text.
+// NamesBook reports whether a ready book's title or author holds word as
+// a word of its own, in any case: a book may never name its author in its
+// text, and "pee" is no name of a book called "Speed".
 func (d *DB) NamesBook(ctx context.Context, word string) (bool, error) {
 	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(word) + "%"
-	var one int
-	err := d.db.QueryRowContext(ctx, `
-SELECT 1 FROM book WHERE status = 'ready' AND (title LIKE ? ESCAPE '\' OR author LIKE ? ESCAPE '\') LIMIT 1`, like, like).Scan(&one)
-	if err == sql.ErrNoRows {
-		return false, nil
-	}
+	rows, err := d.db.QueryContext(ctx, `
+SELECT title || ' ' || author FROM book WHERE status = 'ready' AND (title LIKE ? ESCAPE '\' OR author LIKE ? ESCAPE '\')`, like, like)
 	if err != nil {
 		return false, fmt.Errorf("book names: %w", err)
 	}
-	return true, nil
+	defer rows.Close()
+	want := FoldTerm(word)
+	for rows.Next() {
+		var names string
+		if err := rows.Scan(&names); err != nil {
+			return false, fmt.Errorf("book names: %w", err)
+		}
+		for _, w := range strings.FieldsFunc(FoldTerm(names), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) }) {
+			if w == want {
+				return true, nil
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("book names: %w", err)
+	}
+	return false, nil
 }

@@ -45,8 +45,8 @@ type sectionArgs struct {
 }
 
 type searchArgs struct {
-	Query   string   `json:"query" jsonschema:"What to look for: a question, a claim, keywords or an exact sentence"`
-	Queries []string `json:"queries,omitempty" jsonschema:"More phrasings of the same question (synonyms, the terms a book would use); their rankings are fused with query's"`
+	Query   string   `json:"query" jsonschema:"What the user asked, in their words: a question, a claim, keywords or an exact sentence; coverage, no_match and missing are judged against it"`
+	Queries []string `json:"queries,omitempty" jsonschema:"More phrasings of the same question (synonyms, the terms a book would use); their rankings are fused with query's, but they do not count toward the verdict"`
 	Book    string   `json:"book,omitempty" jsonschema:"Only this book (slug)"`
 	Author  string   `json:"author,omitempty" jsonschema:"Only books whose author contains this text"`
 	Type    string   `json:"type,omitempty" jsonschema:"Only books of this type"`
@@ -61,6 +61,8 @@ type searchResult struct {
 	// NoMatch says that no passage holds most of the question's
 	// distinctive words: the library probably does not answer it.
 	NoMatch bool `json:"no_match"`
+	// Missing are the query's words that no book holds.
+	Missing []string `json:"missing,omitempty"`
 	// Indexing is set while books are still being indexed: the results
 	// come from the ready ones only.
 	Indexing *retrieve.IndexingView `json:"indexing,omitempty"`
@@ -104,7 +106,7 @@ func (s *Server) addTools() {
 		mcpgo.NewTypedToolHandler(s.section))
 
 	s.mcp.AddTool(tool("search", "Search the library",
-		`Search the user's books and return the best passages, each with its citation: book (slug) and title, author, chapter and section (their titles, and chapter_index and section_index, which get_section takes), pages for PDFs (page_start, page_end), and chunk_index, which read_chunk_neighbors takes; a book with a series or tags (from calibre, or from its own file) also gives them. Full text (BM25: good for names, terms and exact sentences) and vectors are combined. For a hard question, or a why or how question, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): they are searched separately and fused; the search matches words, not meaning. score orders the hits of one search, higher first; it is not a probability and does not compare across searches. scores gives each signal's part where it has one: fts_rank and fts_bm25 (full text), vector_cosine, subword (sub-word similarity), and vector_rank when the vector search ranked the passage; when the user runs a reranker, rerank (then the score) and rerank_probability (0-1), its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies), or that one book says twice word for word, is one hit: also_in lists the other books, or the other place in the same book, with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the question's distinctive words a passage holds; no_match is true when none of the best passages covers enough of the question, which means the library probably does not answer it: say so rather than stretching the passages. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
+		`Search the user's books and return the best passages, each with its citation: book (slug) and title, author, chapter and section (their titles, and chapter_index and section_index, which get_section takes), pages for PDFs (page_start, page_end), and chunk_index, which read_chunk_neighbors takes; a book with a series or tags (from calibre, or from its own file) also gives them. Full text (BM25: good for names, terms and exact sentences) and vectors are combined. For a hard question, or a why or how question, pass two or three phrasings in queries (the user's words, and the words a book would use for the answer): they are searched separately and fused; the search matches words, not meaning. score orders the hits of one search, higher first; it is not a probability and does not compare across searches. scores gives each signal's part where it has one: fts_rank and fts_bm25 (full text), vector_cosine, subword (sub-word similarity), and vector_rank when the vector search ranked the passage; when the user runs a reranker, rerank (then the score) and rerank_probability (0-1), its estimate that the passage is relevant. A passage that several books hold (editions of one work, copies), or that one book says twice word for word, is one hit: also_in lists the other books, or the other place in the same book, with their book, path and chunk_index; it is the same text, not further evidence. coverage (0-1) is the share of the distinctive words of query (the user's question: queries find passages but do not vouch for them) that a passage holds; no_match is true when none of the best passages covers enough of it, which means the library probably does not answer it: say so rather than stretching the passages. missing lists the words of query that no book holds at all (a name, a tool, a version the library never mentions): tell the user the library has nothing on them. indexing (ready and total books) is present only while the library is still being indexed: the results then come from the ready books only and may be incomplete; tell the user so when it matters, especially when nothing matches. Quote and cite what you use as "Title, Chapter › Section, p. N".`,
 		schemas[searchArgs, searchResult](), typeEnum(types)),
 		mcpgo.NewTypedToolHandler(s.search))
 
@@ -224,6 +226,9 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 		fmt.Fprintf(&b, "The library is still being indexed: %d of %d books are ready, and these results come from those only, so they may be incomplete. Searching again later may find more.\n\n", v.Indexing.Ready, v.Indexing.Total)
 	}
 	noMatch := retrieve.NoMatch(hits)
+	if len(v.Missing) > 0 {
+		b.WriteString(retrieve.MissingLine(v.Missing) + "\n")
+	}
 	switch {
 	case len(hits) == 0 && v.Indexing != nil && v.Indexing.Ready == 0:
 		b.WriteString("No passages match: no book is ready yet.\n")
@@ -246,7 +251,7 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 	if hits == nil {
 		hits = []retrieve.HitView{}
 	}
-	return result(searchResult{Query: text, Results: hits, NoMatch: noMatch, Indexing: v.Indexing}, b.String()), nil
+	return result(searchResult{Query: text, Results: hits, NoMatch: noMatch, Missing: v.Missing, Indexing: v.Indexing}, b.String()), nil
 }
 
 func (s *Server) neighbors(ctx context.Context, _ mcpgo.CallToolRequest, a neighborsArgs) (*mcpgo.CallToolResult, error) {

@@ -351,6 +351,9 @@ type HitView struct {
 	// NoMatch is the search's verdict, the same on every hit: the library
 	// probably holds nothing that answers the question.
 	NoMatch bool `json:"no_match"`
+	// Missing are the question's words that no book holds, the same on
+	// every hit.
+	Missing []string `json:"missing,omitempty"`
 	// AlsoIn lists the other books and editions that hold the same
 	// passage, and the other place of its own book that says it again;
 	// empty when only this one does.
@@ -374,10 +377,12 @@ type IndexingView struct {
 	Total int `json:"total"`
 }
 
-// SearchView is one search: its hits and, while indexing is under way,
-// how far it has got (nil once every book is indexed or failed).
+// SearchView is one search: its hits, the question's words that no book
+// holds (with or without hits) and, while indexing is under way, how far
+// it has got (nil once every book is indexed or failed).
 type SearchView struct {
 	Hits     []HitView
+	Missing  []string
 	Indexing *IndexingView
 }
 
@@ -472,6 +477,18 @@ func (l *Library) Search(ctx context.Context, q Query) (SearchView, error) {
 	if err != nil {
 		return SearchView{}, err
 	}
+	out := hitViews(hits, indexing)
+	v := SearchView{Hits: out, Indexing: indexing}
+	if len(hits) > 0 {
+		v.Missing = hits[0].Missing
+	} else if v.Missing, err = l.Searcher.Missing(ctx, q.Text); err != nil {
+		return SearchView{}, err
+	}
+	return v, nil
+}
+
+// hitViews turns hits into their views, each with how far indexing has got.
+func hitViews(hits []Hit, indexing *IndexingView) []HitView {
 	out := make([]HitView, len(hits))
 	for i, h := range hits {
 		var rerank, probability *float64
@@ -480,7 +497,7 @@ func (l *Library) Search(ctx context.Context, q Query) (SearchView, error) {
 		}
 		out[i] = HitView{
 			PlaceView: placeView(h.Hit),
-			Text:      h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage, NoMatch: h.NoMatch,
+			Text:      h.Text, Context: h.Context, Score: h.Score, Coverage: h.Coverage, NoMatch: h.NoMatch, Missing: h.Missing,
 			Scores: Scores{FTSRank: h.FTSRank, FTSScore: h.FTSScore, VectorRank: h.VectorRank, VectorScore: h.VectorScore, Subword: h.SubwordScore,
 				Rerank: rerank, RerankProbability: probability},
 			AlsoIn: make([]PlaceView, len(h.AlsoIn)),
@@ -491,7 +508,7 @@ func (l *Library) Search(ctx context.Context, q Query) (SearchView, error) {
 		}
 		out[i].Indexing = indexing
 	}
-	return SearchView{Hits: out, Indexing: indexing}, nil
+	return out
 }
 
 // indexing returns how far indexing has got, or nil when no book waits

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/subword"
@@ -158,7 +159,8 @@ type Hit struct {
 	// with (0–1; 0 when not reranked).
 	SubwordScore float64
 	// Coverage is the share (0–1) of the question's distinctive words that
-	// the passage holds; see NoMatch.
+	// the passage holds, the question being Query.Text, not its further
+	// phrasings; see NoMatch.
 	Coverage float64
 	// AlsoIn are the other books that hold the same passage (other
 	// editions, copies), each once, in ranking order, and the other place
@@ -168,6 +170,13 @@ type Hit struct {
 	// NoMatch is the search's verdict, the same on every hit: none of its
 	// best passages covers the question (see NoMatch).
 	NoMatch bool
+	// Missing are the question's words that no book of the library holds
+	// (see missingWords), the same on every hit.
+	Missing []string
+	// heldWords is the weight of the question's terms the passage holds,
+	// counted in words the library never uses (the rarest there are):
+	// what the prompt hook's gate reads besides the share.
+	heldWords float64
 	// Reranked says the reranker scored the hit: RerankScore is the
 	// relevance it gave, on its server's scale, and RerankProbability
 	// that as a probability (0–1); see rerank.Score. Unlike fused scores
@@ -257,7 +266,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	out := d.hits
-	if err := s.judge(ctx, r.phrasings, out); err != nil {
+	if err := s.judge(ctx, r.phrasings[0], out); err != nil {
 		return nil, err
 	}
 	return out[:min(len(out), r.limit)], nil
@@ -610,51 +619,47 @@ type judged interface{ noMatch() bool }
 func (h Hit) noMatch() bool     { return h.NoMatch }
 func (h HitView) noMatch() bool { return h.NoMatch }
 
-// judge sets the coverage of each hit and the search's verdict on all of
-// them; hits are the search's best, in order. The library holds no answer
-// when no phrasing of the question is covered well enough by one of the
-// first noMatchDepth hits.
-func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) error {
+// judge sets each hit's coverage, the words of the question no book
+// holds, and the search's verdict on all of them; hits are the search's
+// best, in order. question is what the user asked (respelled): further
+// phrasings find passages but do not vouch for them, since a phrasing
+// such as "the question is which is to be master" matches common words in
+// any library. The library holds no answer when none of the first
+// noMatchDepth hits covers the question well enough.
+func (s *Searcher) judge(ctx context.Context, question string, hits []Hit) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	asks, err := s.questionWeights(ctx, phrasings)
+	q, err := s.questionWeight(ctx, question)
 	if err != nil {
 		return err
 	}
-	var terms []string
-	for _, q := range asks {
-		terms = slices.AppendSeq(terms, maps.Keys(q.idf))
+	missing, err := s.missingWords(ctx, question)
+	if err != nil {
+		return err
 	}
-	prefixes := stemPrefixes(terms)
-	best := make([]float64, len(asks))
+	prefixes := stemPrefixes(q.terms)
+	best := 0.0
 	for i := range hits {
 		h := &hits[i]
 		have, err := s.passageTerms(ctx, h.Heading+" "+h.Context+" "+h.Text, prefixes)
 		if err != nil {
 			return err
 		}
-		for j, q := range asks {
-			c := q.coverage(have)
-			h.Coverage = max(h.Coverage, c)
-			if i < noMatchDepth {
-				best[j] = max(best[j], c)
-			}
+		h.Coverage = q.coverage(have)
+		h.heldWords = q.held(have) / q.rarest
+		if i < noMatchDepth {
+			best = max(best, h.Coverage)
 		}
 	}
-	noMatch := true
-	for j, q := range asks {
-		enough := NoMatchCoverage
-		if q.absent > absentShare {
-			enough = absentCoverage
-		}
-		if q.unknownName {
-			enough = max(enough, nameCoverage)
-		}
-		if best[j] >= enough {
-			noMatch = false
-		}
+	enough := NoMatchCoverage
+	if q.absent > absentShare {
+		enough = absentCoverage
 	}
+	if q.unknownName {
+		enough = max(enough, nameCoverage)
+	}
+	noMatch := best < enough
 	if p, ok := bestProbability(hits[:min(len(hits), noMatchDepth)]); ok {
 		// A reranker read the question with each passage: when it finds
 		// none relevant, the library has no answer whatever the words
@@ -662,7 +667,7 @@ func (s *Searcher) judge(ctx context.Context, phrasings []string, hits []Hit) er
 		noMatch = p < rerankNoMatch || noMatch && p < rerankMatch
 	}
 	for i := range hits {
-		hits[i].NoMatch = noMatch
+		hits[i].NoMatch, hits[i].Missing = noMatch, missing
 	}
 	return nil
 }
@@ -688,7 +693,7 @@ func bestProbability(hits []Hit) (float64, bool) {
 	return best, ok
 }
 
-// weightedQuestion is one phrasing's index terms with their weights.
+// weightedQuestion is the question's index terms with their weights.
 type weightedQuestion struct {
 	idf   map[string]float64 // by term
 	terms []string           // the keys of idf, sorted
@@ -698,6 +703,9 @@ type weightedQuestion struct {
 	// unknownName says the question names something the library never
 	// mentions.
 	unknownName bool
+	// rarest is the weight of a word no chunk holds, the most a word can
+	// weigh in this library.
+	rarest float64
 }
 
 // coverage is the share of q's weight on terms the passage holds.
@@ -705,61 +713,62 @@ func (q weightedQuestion) coverage(have map[string]bool) float64 {
 	if q.all == 0 {
 		return 0
 	}
+	return q.held(have) / q.all
+}
+
+// held is q's weight on terms the passage holds.
+func (q weightedQuestion) held(have map[string]bool) float64 {
 	var got float64
 	for _, t := range q.terms {
 		if have[t] {
 			got += q.idf[t]
 		}
 	}
-	return got / q.all
+	return got
 }
 
-// questionWeights turns each phrasing into the full-text index's terms,
+// questionWeight turns the question into the full-text index's terms,
 // weighted by how rare they are in the library (IDF over chunks).
-func (s *Searcher) questionWeights(ctx context.Context, phrasings []string) ([]weightedQuestion, error) {
+func (s *Searcher) questionWeight(ctx context.Context, question string) (weightedQuestion, error) {
+	var q weightedQuestion
 	n, err := s.chunkCount(ctx)
 	if err != nil {
-		return nil, err
+		return q, err
 	}
-	var out []weightedQuestion
-	for _, p := range phrasings {
-		stems, df, err := s.wordDocs(ctx, queryWords(p))
-		if err != nil {
-			return nil, err
-		}
-		// Sorted, so that sums over them come out the same every time.
-		terms := slices.Sorted(maps.Values(stems))
-		q := weightedQuestion{idf: make(map[string]float64, len(terms))}
-		var absent float64
-		for _, t := range terms {
-			if _, dup := q.idf[t]; dup {
-				continue
-			}
-			if 2*df[t] > n {
-				// In most passages ("the", "of"): it tells none apart, and
-				// looking for it in every passage would cost more than the
-				// rest of the verdict.
-				continue
-			}
-			d := float64(df[t])
-			w := math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
-			q.idf[t] = w
-			q.terms = append(q.terms, t)
-			q.all += w
-			if df[t] == 0 {
-				absent += w
-			}
-		}
-		// A word a small library lacks says little: it lacks most words.
-		if q.all > 0 && n >= absentMinChunks {
-			q.absent = absent / q.all
-		}
-		if q.unknownName, err = s.namesUnknown(ctx, p); err != nil {
-			return nil, err
-		}
-		out = append(out, q)
+	stems, df, err := s.wordDocs(ctx, queryWords(question))
+	if err != nil {
+		return q, err
 	}
-	return out, nil
+	// Sorted, so that sums over them come out the same every time.
+	terms := slices.Sorted(maps.Values(stems))
+	q.idf = make(map[string]float64, len(terms))
+	q.rarest = math.Log(1 + (float64(n)+0.5)/0.5)
+	var absent float64
+	for _, t := range terms {
+		if _, dup := q.idf[t]; dup {
+			continue
+		}
+		if 2*df[t] > n {
+			// In most passages ("the", "of"): it tells none apart, and
+			// looking for it in every passage would cost more than the
+			// rest of the verdict.
+			continue
+		}
+		d := float64(df[t])
+		w := math.Log(1 + (float64(n)-d+0.5)/(d+0.5))
+		q.idf[t] = w
+		q.terms = append(q.terms, t)
+		q.all += w
+		if df[t] == 0 {
+			absent += w
+		}
+	}
+	// A word a small library lacks says little: it lacks most words.
+	if q.all > 0 && n >= absentMinChunks {
+		q.absent = absent / q.all
+	}
+	q.unknownName, err = s.namesUnknown(ctx, question)
+	return q, err
 }
 
 // passageTerms returns the index terms of a passage's words that begin
@@ -783,11 +792,17 @@ func (s *Searcher) passageTerms(ctx context.Context, text string, prefixes []str
 
 // stemPrefixes returns what a word must begin with to have one of terms
 // as its Porter stem: the stem but for its last letter ("happi" of
-// "happy"), or its one letter.
+// "happy"), or its one letter. Letters, not bytes: half a Hebrew letter
+// would end the word there.
 func stemPrefixes(terms []string) []string {
 	out := make([]string, 0, len(terms))
 	for _, t := range terms {
-		out = append(out, t[:max(len(t)-1, 1)])
+		_, last := utf8.DecodeLastRuneInString(t)
+		if last == len(t) {
+			out = append(out, t)
+			continue
+		}
+		out = append(out, t[:len(t)-last])
 	}
 	return slices.Compact(slices.Sorted(slices.Values(out)))
 }

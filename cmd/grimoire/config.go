@@ -91,6 +91,9 @@ type Config struct {
 		Concurrency int      `mapstructure:"concurrency"`
 		Tesseract   string   `mapstructure:"tesseract"`
 	} `mapstructure:"ocr"`
+	Hook struct {
+		Gate string `mapstructure:"gate"`
+	} `mapstructure:"hook"`
 
 	// file is the config file read, "" for none.
 	file string
@@ -126,6 +129,7 @@ func defaultConfig() Config {
 	c.Watch.Debounce, c.Watch.RescanInterval = watcher.DefaultDebounce, watcher.DefaultRescanInterval
 	c.Calibre.Prefer = calibre.DefaultPrefer()
 	c.OCR.Enabled, c.OCR.Languages, c.OCR.DPI = "auto", []string{}, ingest.DefaultOCRDPI
+	c.Hook.Gate = retrieve.DefaultGate
 	return c
 }
 
@@ -528,6 +532,9 @@ func (c *Config) resolve(base string) error {
 	}
 	if err := c.checkOCR(base); err != nil {
 		return err
+	}
+	if _, err := retrieve.GateNamed(c.Hook.Gate); err != nil {
+		return index.Errorf(index.Invalid, "[hook] gate: %v", err)
 	}
 	return c.checkCalibrePrefer()
 }

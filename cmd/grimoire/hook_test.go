@@ -102,7 +102,7 @@ func TestHookClaudeCode(t *testing.T) {
 		t.Fatalf("matching prompt: exit %d, stderr %q", r.code, r.stderr)
 	}
 	got := hookContext(t, r.stdout)
-	for _, want := range []string{`cite="“On Owls” by A. Birder, Pellets" book="on-owls" chapter="1" section="0">They cough up pellets of bone and fur`} {
+	for _, want := range []string{`cite="“On Owls” by A. Birder, Pellets" book="on-owls">They cough up pellets of bone and fur`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("matching prompt: context lacks %q:\n%s", want, got)
 		}
@@ -132,6 +132,9 @@ func TestHookClaudeCode(t *testing.T) {
 			[]string{"--library", lib, "hook", "claude-code", "--budget", "1ns"}, "no answer within the budget of 1ns"},
 		{"a bad flag", promptJSON(t, "Why do owls cough up pellets?"), append(hook, "--bogus"), "unknown flag: --bogus"},
 		{"a bad budget", promptJSON(t, "Why do owls cough up pellets?"), append(hook, "--budget", "0s"), "--budget must be positive"},
+		{"the gate off", promptJSON(t, "Why do owls cough up pellets of bone and fur?"), append(hook, "--gate", "off"), ""},
+		{"a bad gate", promptJSON(t, "Why do owls cough up pellets of bone and fur?"), append(hook, "--gate", "lax"), `unknown gate \"lax\": want strict, normal, loose, off`},
+		{"a name no book holds", promptJSON(t, "Why do owls in Kubernetes cough up pellets of bone and fur?"), hook, ""},
 		{"a bad configuration", promptJSON(t, "Why do owls cough up pellets?"),
 			[]string{"--config", filepath.Join(lib, "missing.toml"), "hook", "claude-code"}, "does not exist"},
 		{"an unknown hook", promptJSON(t, "Why do owls cough up pellets?"), []string{"--library", lib, "hook", "cursor"}, `unknown hook \"cursor\": the hooks are claude-code`},

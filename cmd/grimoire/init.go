@@ -129,6 +129,13 @@ dpi = {{toml .OCR.DPI}}
 concurrency = {{toml .OCR.Concurrency}}
 # The tesseract command (empty: tesseract on PATH).
 tesseract = {{toml .OCR.Tesseract}}
+
+[hook]
+# How sure the Claude Code prompt hook (grimoire hook claude-code) must be
+# before it adds passages to a prompt: "strict", "normal" or "loose" (the
+# search's own verdict: more answers, and more noise on prompts that are not
+# about the books); "off" adds none.
+gate = {{toml .Hook.Gate}}
 `
 
 // defaultInitValues are what `grimoire init` writes before it looks at the

@@ -289,7 +289,7 @@ func TestClaudePluginSchema(t *testing.T) {
 		}
 	}
 	prompt := handlers["UserPromptSubmit"]
-	if len(prompt) != 1 || prompt[0]["command"] != "grimoire" || !strings.HasSuffix(fmt.Sprint(prompt[0]["args"]), "hook claude-code]") {
+	if len(prompt) != 1 || prompt[0]["command"] != "grimoire" || !strings.Contains(fmt.Sprint(prompt[0]["args"]), " hook claude-code ") {
 		t.Errorf("the UserPromptSubmit handlers: %v", prompt)
 	}
 	for _, h := range prompt {
@@ -352,18 +352,27 @@ func TestClaudePluginSchemaCatches(t *testing.T) {
 }
 
 // TestClaudePluginHookRuns runs the plugin's hook as Claude Code would,
-// with the library option substituted, on Claude Code's JSON.
+// with the options substituted, on Claude Code's JSON: the hook option
+// set, left empty, and set to off.
 func TestClaudePluginHookRuns(t *testing.T) {
 	lib := owlLibrary(t)
 	_, handlers := pluginHooks(readJSON(t, filepath.Join(pluginDir, "hooks", "hooks.json")))
-	var args []string
-	for _, a := range handlers["UserPromptSubmit"][0]["args"].([]any) {
-		args = append(args, strings.ReplaceAll(a.(string), "${user_config.library}", lib))
-	}
-	// The budget a loaded test machine needs; the default is for people.
-	args = append(args, "--budget", "1m")
-	r := grimoireIn(t, t.TempDir(), promptJSON(t, "Why do owls cough up pellets of bone and fur?"), args...)
-	if got := hookContext(t, r.stdout); !strings.Contains(got, "“On Owls” by A. Birder") {
-		t.Errorf("the plugin's hook printed %s", got)
+	for _, gate := range []string{"normal", "", "off"} {
+		var args []string
+		for _, a := range handlers["UserPromptSubmit"][0]["args"].([]any) {
+			args = append(args, strings.NewReplacer("${user_config.library}", lib, "${user_config.hook}", gate).Replace(a.(string)))
+		}
+		// The budget a loaded test machine needs; the default is for people.
+		args = append(args, "--budget", "1m")
+		r := grimoireIn(t, t.TempDir(), promptJSON(t, "Why do owls cough up pellets of bone and fur?"), args...)
+		if gate == "off" {
+			if r.stdout != "" || r.stderr != "" || r.code != 0 {
+				t.Errorf("the plugin's hook, off: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+			}
+			continue
+		}
+		if got := hookContext(t, r.stdout); !strings.Contains(got, "“On Owls” by A. Birder") {
+			t.Errorf("the plugin's hook with the option %q printed %s", gate, got)
+		}
 	}
 }

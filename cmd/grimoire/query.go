@@ -22,7 +22,8 @@ func (a *app) queryCmd() *cobra.Command {
 		Long: `query runs a hybrid search (full-text BM25 and vectors; [retrieval] fusion
 says how they are merged) and prints the best passages with their citations.
 Give more phrasings of the same question with --also; they are fused with
-TEXT. A passage that several books hold (editions, copies) is printed once,
+TEXT, but whether the library answers, and which words no book holds, are
+judged on TEXT alone. A passage that several books hold (editions, copies) is printed once,
 with the others under "also in".`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,11 +54,21 @@ with the others under "also in".`,
 			}
 			hits := v.Hits
 			if asJSON {
+				if len(hits) == 0 && len(v.Missing) > 0 {
+					// Each hit carries them; an empty list cannot.
+					fmt.Fprintln(a.stderr, retrieve.MissingLine(v.Missing))
+				}
 				return a.printJSON(hits)
 			}
 			if len(hits) == 0 {
 				fmt.Fprintln(a.stdout, noMatches(v.Indexing))
+				if len(v.Missing) > 0 {
+					fmt.Fprintln(a.stdout, retrieve.MissingLine(v.Missing))
+				}
 				return nil
+			}
+			if len(v.Missing) > 0 {
+				fmt.Fprintln(a.stdout, retrieve.MissingLine(v.Missing))
 			}
 			if retrieve.NoMatch(hits) {
 				fmt.Fprintln(a.stdout, "Nothing in the library matches this well; the closest passages:")
