@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Search quality on the three sets every search change is judged on, side
-# by side: SciFact dev and NFCorpus dev (nDCG@10, recall@10, recall@100,
+# Search quality on the sets every search change is judged on, side by
+# side: SciFact dev, NFCorpus dev and CISI (nDCG@10, recall@10, recall@100,
 # MRR and the false no-match rate, per mode, beside the plain BM25
-# baseline) and the book questions (answer@1/@5/@10, chapter@5, MRR and the
-# no-match rate, per kind and mode); beside them, bench/definitions.jsonl,
-# questions asking what something is, about the same books.
+# baseline); the book questions (answer@1/@5/@10, chapter@5, MRR and the
+# no-match rate, per kind and mode), asked alone, as a client model asked
+# them (qa/books-SPLIT-phrasings.jsonl) and given to the prompt hook (mode
+# hook); ordinary prompts given to the prompt hook (the share it stays
+# silent on, and how long the hook takes); bench/definitions.jsonl,
+# questions asking what something is, about the same books; and the
+# calibration sets of bench/calibration, which the no-match verdict and the
+# hook's gates were tuned on beside the dev sets.
 #
 #   bench/eval.sh                            # print the tables
 #   OUT=bench/results/NAME bench/eval.sh     # and keep each query's outcome
 #   go run ./cmd/grimoire eval compare bench/results/main bench/results/NAME
 #
-# SETS="scifact books" (of scifact nfcorpus cisi books phrasings
-# definitions hook) runs fewer sets, MODES=hybrid,fts fewer modes;
+# SETS="scifact books" (of scifact nfcorpus cisi books definitions hook
+# calibration) runs fewer sets, MODES=hybrid,fts fewer modes;
 # SPLIT=train runs the BEIR train queries (a check that nothing was fitted
 # to dev; the book questions and definitions have no train half and are
 # left out).
@@ -26,7 +31,7 @@ cd "$(dirname "$0")/.."
 corpus=$(cd "${CORPUS:-../shared/corpus}" && pwd)
 split=${SPLIT:-dev}
 modes=${MODES:-hybrid,fts,vector,bm25}
-sets=${SETS:-scifact nfcorpus cisi books phrasings definitions hook}
+sets=${SETS:-scifact nfcorpus cisi books definitions hook calibration}
 out=${OUT:-}
 # The corpus holds scanned and encrypted PDFs that fail on purpose; eval
 # counts them, and the log need not list them again.
@@ -84,27 +89,21 @@ for set in $sets; do
 		;;
 	books)
 		qa="$corpus/qa/books-$split.jsonl"
+		asked="$corpus/qa/books-$split-phrasings.jsonl"
 		if [ ! -f "$qa" ] || [ -z "$bookmodes" ]; then
 			echo "books: no $qa or no mode for it; left out" >&2
 			continue
 		fi
+		also=()
+		if [ -f "$asked" ]; then also=(--phrasings "$asked"); fi
 		# The questions' library is the corpus's books folder (bad/ stays
 		# out); its index lives in the cache, never in the corpus.
-		run books "$bookmodes" --books "$qa" --library "$corpus/books" --workdir "$cache/books"
+		run books "$bookmodes,hook" --books "$qa" "${also[@]}" --library "$corpus/books" --workdir "$cache/books"
 		;;
 	cisi)
 		# Judged on its one split; the train split leaves it out.
 		if [ "$split" != dev ]; then continue; fi
 		run cisi "$modes" --beir "$corpus/ir/cisi" --split test --workdir "$cache/cisi"
-		;;
-	phrasings)
-		qa="$corpus/qa/books-$split.jsonl"
-		asked="$corpus/qa/books-$split-phrasings.jsonl"
-		if [ ! -f "$qa" ] || [ ! -f "$asked" ] || [ -z "$bookmodes" ]; then
-			echo "phrasings: no $asked or no mode for it; left out" >&2
-			continue
-		fi
-		run phrasings "$bookmodes" --books "$qa" --phrasings "$asked" --library "$corpus/books" --workdir "$cache/books"
 		;;
 	hook)
 		prompts="$corpus/qa/hook-prompts-$split.jsonl"
@@ -112,31 +111,35 @@ for set in $sets; do
 			echo "hook: no $prompts; left out" >&2
 			continue
 		fi
-		# The hook reads the books' index through a configuration of its
-		# own; a budget far above any search's keeps the machine's load out
-		# of what it says.
+		run hook hook --prompts "$prompts" --library "$corpus/books" --workdir "$cache/books"
+		# How long a prompt waits on the hook: the real command, as Claude
+		# Code runs it, on each prompt, through a configuration of its own;
+		# a budget far above any search's keeps the machine's load out of
+		# what it says.
 		cfg="$cache/hook.toml"
 		printf 'library = ["%s"]\ndb_path = "%s"\n' "$corpus/books" "$cache/books/grimoire.db" >"$cfg"
-		[ -f "$cache/books/grimoire.db" ] || "$bin" --config "$cfg" sync >/dev/null
-		recs="$cache/hook-$split.jsonl"
-		python3 - "$bin" "$cfg" "$prompts" "$split" >"$recs" <<'PY'
-import json, subprocess, sys
-bin, cfg, prompts, split = sys.argv[1:]
+		python3 - "$bin" "$cfg" "$prompts" <<'PY' | if [ -n "$out" ]; then tee -a "$out/summary.txt"; else cat; fi
+import json, statistics, subprocess, sys, time
+bin, cfg, prompts = sys.argv[1:]
+took = []
 for line in open(prompts):
     p = json.loads(line)
     event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": p["prompt"]})
-    out = subprocess.run([bin, "--config", cfg, "hook", "claude-code", "--budget", "60s"],
-                         input=event, capture_output=True, text=True).stdout
-    print(json.dumps({"collection": "hook-prompts-" + split, "id": p["id"], "kind": p["kind"],
-                      "mode": "hook", "rank": 0, "metrics": {}, "no_match": out.strip() == ""}))
+    start = time.perf_counter()
+    subprocess.run([bin, "--config", cfg, "hook", "claude-code", "--budget", "60s"], input=event, capture_output=True, text=True)
+    took.append(1000 * (time.perf_counter() - start))
+print(f"hook: {len(took)} prompts, median {statistics.median(took):.0f} ms, slowest {max(took):.0f} ms (the whole process)")
 PY
-		if [ -n "$out" ]; then cp "$recs" "$out/hook-$split.jsonl"; fi
-		python3 - "$recs" <<'PY' | if [ -n "$out" ]; then tee -a "$out/summary.txt"; else cat; fi
-import json, sys
-recs = [json.loads(l) for l in open(sys.argv[1])]
-silent = sum(r["no_match"] for r in recs)
-print(f"hook: silent on {silent} of {len(recs)} ordinary prompts; spoke on", [r["id"] for r in recs if not r["no_match"]])
-PY
+		;;
+	calibration)
+		# Written to tune the no-match verdict and the hook's gates on more
+		# than the dev questions; reported apart from them. They have no
+		# train half.
+		if [ "$split" != dev ] || [ -z "$bookmodes" ]; then continue; fi
+		cal=bench/calibration
+		run calibration "$bookmodes,hook" --books "$cal/books-calibration.jsonl" --phrasings "$cal/books-calibration-phrasings.jsonl" \
+			--library "$corpus/books" --workdir "$cache/books"
+		run calibration-hook hook --prompts "$cal/hook-prompts-calibration.jsonl" --library "$corpus/books" --workdir "$cache/books"
 		;;
 	definitions)
 		# Questions that ask what something is, about the same books
@@ -148,7 +151,7 @@ PY
 		run definitions "$bookmodes" --books bench/definitions.jsonl --library "$corpus/books" --workdir "$cache/books"
 		;;
 	*)
-		echo "unknown set $set (scifact, nfcorpus, cisi, books, phrasings, definitions, hook)" >&2
+		echo "unknown set $set (scifact, nfcorpus, cisi, books, definitions, hook, calibration)" >&2
 		exit 2
 		;;
 	esac

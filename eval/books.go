@@ -270,3 +270,48 @@ func (j *BookJudge) holdsQuote(text string) bool {
 	}
 	return false
 }
+
+// ModeHook is the mode a prompt hook's outcome is recorded under: the
+// passages it adds to a prompt, or its silence (NoMatch).
+const ModeHook = "hook"
+
+// KindPrompt is the kind of an ordinary prompt to an assistant, which the
+// library should leave alone: its only score is NoMatch, the hook's
+// silence.
+const KindPrompt = "prompt"
+
+// Prompt is an ordinary prompt typed into a coding assistant.
+type Prompt struct {
+	ID     string `json:"id"`
+	Prompt string `json:"prompt"`
+	Kind   string `json:"kind"`
+}
+
+// LoadPrompts reads a JSON Lines file of prompts, each with an id seen
+// once.
+func LoadPrompts(file string) ([]Prompt, error) {
+	var out []Prompt
+	seen := make(map[string]bool)
+	err := readJSONL(file, func(line []byte) error {
+		var p Prompt
+		if err := json.Unmarshal(line, &p); err != nil {
+			return err
+		}
+		switch {
+		case strings.TrimSpace(p.ID) == "":
+			return fmt.Errorf("a prompt without an id")
+		case seen[p.ID]:
+			return fmt.Errorf("prompt id %q appears twice", p.ID)
+		}
+		seen[p.ID] = true
+		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no prompts", file)
+	}
+	return out, nil
+}

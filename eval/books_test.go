@@ -85,6 +85,42 @@ func TestLoadPhrasings(t *testing.T) {
 	}
 }
 
+func TestLoadPrompts(t *testing.T) {
+	good := `{"id": "p001", "prompt": "fix the failing test", "kind": "code"}
+{"id": "p003", "prompt": "lgtm ship it", "kind": "git"}
+`
+	tests := []struct {
+		name, content, wantErr string
+	}{
+		{"good", good, ""},
+		{"duplicate id", good + `{"id": "p001", "prompt": "again"}` + "\n", "twice"},
+		{"no id", `{"prompt": "why"}`, "without an id"},
+		{"not JSON", `{"id": "p1", "prompt": `, "p"},
+		{"empty", "\n", "no prompts"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "prompts.jsonl")
+			if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ps, err := LoadPrompts(p)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want one saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) != 2 || ps[1].ID != "p003" || ps[1].Prompt != "lgtm ship it" || ps[0].Kind != "code" {
+				t.Errorf("prompts %+v", ps)
+			}
+		})
+	}
+}
+
 func TestBookJudge(t *testing.T) {
 	q := BookQuestion{
 		ID: "q1", Kind: Paraphrase, Book: "11-0.txt", AlsoIn: []string{"pg11.epub"},

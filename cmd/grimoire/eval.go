@@ -21,15 +21,18 @@ import (
 
 // evalFlags are eval's options.
 type evalFlags struct {
-	beir, books, phrasings, split, workdir, perQuery string
-	modes                                            []string
-	asJSON                                           bool
+	beir, books, phrasings, prompts, split, workdir, perQuery string
+	modes                                                     []string
+	asJSON                                                    bool
+	gateName                                                  string
+	// gate is gateName's, or the configured one: the hook mode's.
+	gate retrieve.Gate
 }
 
 func (a *app) evalCmd() *cobra.Command {
 	var o evalFlags
 	cmd := &cobra.Command{
-		Use:   "eval [GOLD.jsonl] | --beir DIR | --books QUESTIONS.jsonl",
+		Use:   "eval [GOLD.jsonl] | --beir DIR | --books QUESTIONS.jsonl | --prompts PROMPTS.jsonl",
 		Short: "Measure search quality on a gold set, per mode and per kind of question",
 		Long: `eval runs a set of questions through each retrieval mode and prints the
 mean of each metric; --per-query FILE also writes every query's outcome, one
@@ -37,9 +40,12 @@ JSON line each, for ` + "`grimoire eval compare`" + ` to test two runs against e
 
 --books QUESTIONS.jsonl: book questions (id, question, book, chapter,
 evidence, kind, also_in; the format of the corpus's qa/README.md), asked of
-the library at limit 10; with --phrasings FILE each is asked as a client
-model asked it (id, query, queries: the search tool's query and further
-phrasings), in a set named after both files. Per kind (keyword, paraphrase, negative, and the
+the library at limit 10, as written and, with --phrasings FILE, also as a
+client model asked it (id, query, queries: the search tool's query and
+further phrasings), in a set named after that file. Mode hook gives each
+question, alone, to the prompt hook (with --gate, default [hook] gate): its
+answer@5 says the answer was among the passages it adds, NO-MATCH that it
+stayed silent. Per kind (keyword, paraphrase, negative, and the
 answerable ones pooled) it reports answer@1/@5/@10 (a passage from the book,
 or a file in also_in, that holds an evidence quote, compared with case,
 white space, typographic quotes and dashes, ligatures and soft hyphens
@@ -59,6 +65,10 @@ plain baseline beside grimoire's modes: one FTS5 row per document, porter
 stemming, every query word OR'ed. --workdir keeps the library and its index
 for the next run.
 
+--prompts PROMPTS.jsonl: ordinary prompts to a coding assistant (id, prompt,
+kind), given to the prompt hook: NO-MATCH is the share it stayed silent on,
+as it should on all of them.
+
 GOLD: your own gold set (JSON or JSON Lines of {"query": ..., "expected":
 [{"book": slug} or {"path": file}, optionally "chapter"/"section"]}; an
 empty "expected" is a negative query), against the configured library.
@@ -70,21 +80,39 @@ delete it after changing how books are read or chunked.`,
 			ctx := cmd.Context()
 			if !cmd.Flags().Changed("modes") && o.beir == "" {
 				o.modes = slices.DeleteFunc(o.modes, func(m string) bool { return m == eval.ModeBM25 })
+				if o.books != "" {
+					o.modes = append(o.modes, eval.ModeHook)
+				}
 			}
-			if err := checkEvalModes(o.modes, o.beir != ""); err != nil {
+			if err := checkEvalModes(o.modes, o.beir != "", o.books != "" || o.prompts != ""); err != nil {
 				return err
 			}
+			if o.gateName == "" {
+				o.gateName = a.cfg.Hook.Gate
+			}
+			g, err := retrieve.GateNamed(o.gateName)
+			if err != nil {
+				return usageError{fmt.Errorf("--gate: %w", err)}
+			}
+			o.gate = g
 			var recs []eval.Record
-			var err error
+			given := len(args)
+			for _, f := range []string{o.beir, o.books, o.prompts} {
+				if f != "" {
+					given++
+				}
+			}
 			switch {
-			case o.beir != "" && o.books == "" && len(args) == 0:
+			case given != 1:
+				return usageError{fmt.Errorf("give one of a gold file, --beir DIR, --books FILE or --prompts FILE")}
+			case o.beir != "":
 				recs, err = a.evalBEIR(ctx, o)
-			case o.books != "" && o.beir == "" && len(args) == 0:
+			case o.books != "":
 				recs, err = a.evalBooks(ctx, o)
-			case o.beir == "" && o.books == "" && len(args) == 1:
-				recs, err = a.evalGold(ctx, args[0], o.modes)
+			case o.prompts != "":
+				recs, err = a.evalPrompts(ctx, o)
 			default:
-				return usageError{fmt.Errorf("give one of a gold file, --beir DIR or --books FILE")}
+				recs, err = a.evalGold(ctx, args[0], o.modes)
 			}
 			if err != nil {
 				return err
@@ -104,10 +132,12 @@ delete it after changing how books are read or chunked.`,
 	f := cmd.Flags()
 	f.StringVar(&o.beir, "beir", "", "evaluate a BEIR collection in this folder")
 	f.StringVar(&o.books, "books", "", "evaluate book questions (JSON Lines) against the library")
-	f.StringVar(&o.phrasings, "phrasings", "", "with --books: ask each question as a client model does, a query and more phrasings (JSON Lines of id, query, queries)")
+	f.StringVar(&o.phrasings, "phrasings", "", "with --books: also ask each question as a client model does, a query and more phrasings (JSON Lines of id, query, queries)")
+	f.StringVar(&o.prompts, "prompts", "", "give the prompt hook ordinary prompts (JSON Lines of id, prompt, kind) against the library")
+	f.StringVar(&o.gateName, "gate", "", "the prompt hook's gate in mode hook: "+strings.Join(retrieve.GateNames(), ", ")+" (default from [hook] gate)")
 	f.StringVar(&o.split, "split", "dev", "BEIR split: qrels/SPLIT.tsv and queries.SPLIT.jsonl (else queries.jsonl)")
 	f.StringVar(&o.workdir, "workdir", "", "keep the index here between runs (--beir: and the library built from the collection)")
-	f.StringSliceVar(&o.modes, "modes", []string{retrieve.Hybrid, retrieve.FTS, retrieve.Vector, eval.ModeBM25}, "modes to compare (bm25: the plain baseline, --beir only)")
+	f.StringSliceVar(&o.modes, "modes", []string{retrieve.Hybrid, retrieve.FTS, retrieve.Vector, eval.ModeBM25}, "modes to compare (bm25: the plain baseline, --beir only; hook: the prompt hook, --books only, and a default there)")
 	f.StringVar(&o.perQuery, "per-query", "", "write each query's outcome to this file, one JSON line per query and mode")
 	f.BoolVar(&o.asJSON, "json", false, "print as JSON")
 	cmd.AddCommand(a.evalCompareCmd())
@@ -117,7 +147,7 @@ delete it after changing how books are read or chunked.`,
 // checkEvalModes refuses modes that are not grimoire's or the baseline's,
 // and the baseline where it means nothing: book questions are judged by
 // passage, and the baseline has one row per document.
-func checkEvalModes(modes []string, beir bool) error {
+func checkEvalModes(modes []string, beir, books bool) error {
 	if len(modes) == 0 {
 		return usageError{fmt.Errorf("--modes is empty")}
 	}
@@ -128,8 +158,12 @@ func checkEvalModes(modes []string, beir bool) error {
 			if !beir {
 				return usageError{fmt.Errorf("mode bm25 is the one-row-per-document baseline of --beir; book questions and gold sets are judged by passage")}
 			}
+		case eval.ModeHook:
+			if !books {
+				return usageError{fmt.Errorf("mode hook is the prompt hook's, for --books (--prompts runs it alone)")}
+			}
 		default:
-			return usageError{fmt.Errorf("unknown mode %q in --modes (want hybrid, fts, vector or bm25)", m)}
+			return usageError{fmt.Errorf("unknown mode %q in --modes (want hybrid, fts, vector, bm25 or hook)", m)}
 		}
 	}
 	return nil

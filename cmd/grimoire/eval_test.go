@@ -76,8 +76,8 @@ func TestEvalBooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 9 {
-		t.Fatalf("%d per-query records, want 3 questions × 3 modes", len(recs))
+	if len(recs) != 12 {
+		t.Fatalf("%d per-query records, want 3 questions × 4 modes", len(recs))
 	}
 	byKey := make(map[string]eval.Record)
 	for _, rec := range recs {
@@ -101,6 +101,14 @@ func TestEvalBooks(t *testing.T) {
 		if q3 := byKey["q3 "+mode]; len(q3.Metrics) != 0 || q3.Rank != 0 || q3.Kind != eval.Negative {
 			t.Errorf("q3 in %s: %+v", mode, q3)
 		}
+	}
+	// The prompt hook is judged as search is, and adds nothing for the
+	// question no book answers.
+	if q1 := byKey["q1 hook"]; len(q1.Metrics) != 5 || q1.Kind != eval.Keyword {
+		t.Errorf("q1 given to the hook: %+v", q1)
+	}
+	if q3 := byKey["q3 hook"]; !*q3.NoMatch {
+		t.Errorf("q3 given to the hook: %+v", q3)
 	}
 
 	// The index is kept: a second run syncs nothing new.
@@ -149,15 +157,56 @@ func TestEvalBooksPhrasings(t *testing.T) {
 		t.Fatalf("eval --phrasings: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	recs, err := eval.ReadRecords(perQuery)
+	if err != nil || len(recs) != 6 {
+		t.Fatalf("records %+v: %v", recs, err)
+	}
+	// The questions as written first, then as the client asked them.
+	for i, rec := range recs {
+		if want := []string{"questions", "asked"}[i/3]; rec.Collection != want {
+			t.Errorf("record %+v, want it in the set %s", rec, want)
+		}
+		if rec.Collection == "asked" && rec.ID == "q2" && rec.Rank != 1 {
+			t.Errorf("q2, asked with the passage's words too: %+v", rec)
+		}
+	}
+	// The hook has no model to phrase the question: it asks it alone.
+	r = grimoire(t, dir, "eval", "--books", questions, "--phrasings", phrasings, "--library", lib, "--workdir", work, "--modes", "hook", "--per-query", perQuery)
+	if recs, err = eval.ReadRecords(perQuery); r.code != 0 || err != nil || len(recs) != 3 || recs[0].Collection != "questions" {
+		t.Fatalf("mode hook with phrasings: exit %d, records %+v: %v\n%s", r.code, recs, err, r.stderr)
+	}
+}
+
+// TestEvalPrompts gives the prompt hook ordinary prompts: NO-MATCH is the
+// share it stayed silent on.
+func TestEvalPrompts(t *testing.T) {
+	lib, _ := tinyBooks(t)
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.jsonl")
+	writeFile(t, prompts, `{"id": "p1", "prompt": "fix the failing test in the parser package", "kind": "code"}
+{"id": "p2", "prompt": "lgtm", "kind": "git"}
+{"id": "p3", "prompt": "why is a raven like a writing-desk, asked the Hatter at the tea table", "kind": "other"}
+`)
+	perQuery := filepath.Join(dir, "prompts-out.jsonl")
+	r := grimoire(t, dir, "eval", "--prompts", prompts, "--library", lib, "--workdir", filepath.Join(dir, "work"), "--per-query", perQuery)
+	if r.code != 0 || !strings.Contains(r.stdout, "prompts\n") || !strings.Contains(r.stdout, "hook  3        0.6667") {
+		t.Fatalf("eval --prompts: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	recs, err := eval.ReadRecords(perQuery)
 	if err != nil || len(recs) != 3 {
 		t.Fatalf("records %+v: %v", recs, err)
 	}
 	for _, rec := range recs {
-		if rec.Collection != "asked" {
-			t.Errorf("record %+v, want the set named after the phrasings", rec)
+		if rec.Kind != eval.KindPrompt || rec.Mode != eval.ModeHook || rec.NoMatch == nil || *rec.NoMatch != (rec.ID != "p3") {
+			t.Errorf("record %+v", rec)
 		}
-		if rec.ID == "q2" && rec.Rank != 1 {
-			t.Errorf("q2, asked with the passage's words too: %+v", rec)
+	}
+	for _, bad := range [][]string{
+		{"eval", "--prompts", prompts, "--books", prompts},
+		{"eval", "--prompts", prompts, "--gate", "lax"},
+		{"eval", "--beir", dir, "--modes", "hook"},
+	} {
+		if r := grimoire(t, dir, bad...); r.code != exitInvalid {
+			t.Errorf("%v: exit %d, want a usage error\n%s", bad, r.code, r.stderr)
 		}
 	}
 }

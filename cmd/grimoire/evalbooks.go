@@ -16,36 +16,32 @@ import (
 // of `query` and of the MCP search tool, and the depth answer@10 needs.
 const booksLimit = 10
 
-// evalBooks asks the book questions of the library in each mode.
+// evalBooks asks the book questions of the library in each mode: as they
+// are written, and with --phrasings as a client model asked them too (a
+// set of its own; the hook has no model, and asks the question alone).
 func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	qs, err := eval.LoadBookQuestions(o.books)
 	if err != nil {
 		return nil, &index.Error{Code: index.Invalid, Msg: "read book questions", Err: err}
 	}
-	name := strings.TrimSuffix(filepath.Base(o.books), filepath.Ext(o.books))
-	var phrasings map[string]eval.Phrasing
+	type asking struct {
+		name      string
+		phrasings map[string]eval.Phrasing
+	}
+	asked := []asking{{name: strings.TrimSuffix(filepath.Base(o.books), filepath.Ext(o.books))}}
 	if o.phrasings != "" {
-		if phrasings, err = eval.LoadPhrasings(o.phrasings); err != nil {
+		ps, err := eval.LoadPhrasings(o.phrasings)
+		if err != nil {
 			return nil, &index.Error{Code: index.Invalid, Msg: "read phrasings", Err: err}
 		}
 		for _, q := range qs {
-			if _, ok := phrasings[q.ID]; !ok {
+			if _, ok := ps[q.ID]; !ok {
 				return nil, &index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%s has no phrasing of question %s", o.phrasings, q.ID)}
 			}
 		}
-		name = strings.TrimSuffix(filepath.Base(o.phrasings), filepath.Ext(o.phrasings))
+		asked = append(asked, asking{strings.TrimSuffix(filepath.Base(o.phrasings), filepath.Ext(o.phrasings)), ps})
 	}
-	var lb *retrieve.Library
-	var closeLib func()
-	if o.workdir != "" {
-		if err := os.MkdirAll(o.workdir, 0o755); err != nil {
-			return nil, err
-		}
-		a.cfg.DBPath = filepath.Join(o.workdir, "grimoire.db")
-		lb, closeLib, err = a.syncAndOpen(ctx)
-	} else {
-		lb, closeLib, err = a.openPrepared(ctx)
-	}
+	lb, closeLib, err := a.evalLibrary(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -63,27 +59,92 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 		return nil, err
 	}
 	var recs []eval.Record
-	for m, mode := range o.modes {
-		for i, q := range qs {
-			prog.querying(mode, m*len(qs)+i, len(o.modes)*len(qs))
-			sq := retrieve.Query{Text: q.Question, Mode: mode, Limit: booksLimit}
-			if p, ok := phrasings[q.ID]; ok {
-				sq.Text, sq.Phrasings = p.Query, p.Queries
+	total, done := len(asked)*len(o.modes)*len(qs), 0
+	for _, ask := range asked {
+		for _, mode := range o.modes {
+			if mode == eval.ModeHook && ask.phrasings != nil {
+				done += len(qs)
+				continue
 			}
-			hits, err := search(ctx, lb, sq)
-			if err != nil {
-				return nil, fmt.Errorf("question %s: %w", q.ID, err)
+			for i, q := range qs {
+				prog.querying(mode, done, total)
+				done++
+				var hits []retrieve.HitView
+				var err error
+				if mode == eval.ModeHook {
+					hits, err = hookPassages(ctx, lb, q.Question, o.gate)
+				} else {
+					sq := retrieve.Query{Text: q.Question, Mode: mode, Limit: booksLimit}
+					if p, ok := ask.phrasings[q.ID]; ok {
+						sq.Text, sq.Phrasings = p.Query, p.Queries
+					}
+					hits, err = search(ctx, lb, sq)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("question %s: %w", q.ID, err)
+				}
+				nm := retrieve.NoMatch(hits)
+				r := eval.Record{Collection: ask.name, ID: q.ID, Kind: q.Kind, Mode: mode, NoMatch: &nm}
+				if j := judges[i]; j != nil {
+					res := j.Judge(passages(hits))
+					r.Rank, r.Metrics = res.Answer, res.Metrics()
+				}
+				recs = append(recs, r)
 			}
-			nm := retrieve.NoMatch(hits)
-			r := eval.Record{Collection: name, ID: q.ID, Kind: q.Kind, Mode: mode, NoMatch: &nm}
-			if j := judges[i]; j != nil {
-				res := j.Judge(passages(hits))
-				r.Rank, r.Metrics = res.Answer, res.Metrics()
-			}
-			recs = append(recs, r)
 		}
 	}
 	return recs, nil
+}
+
+// evalPrompts gives the prompt hook each ordinary prompt: the records say
+// whether it stayed silent (NoMatch), as it should.
+func (a *app) evalPrompts(ctx context.Context, o evalFlags) ([]eval.Record, error) {
+	ps, err := eval.LoadPrompts(o.prompts)
+	if err != nil {
+		return nil, &index.Error{Code: index.Invalid, Msg: "read prompts", Err: err}
+	}
+	name := strings.TrimSuffix(filepath.Base(o.prompts), filepath.Ext(o.prompts))
+	lb, closeLib, err := a.evalLibrary(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLib()
+	prog := a.newProgress()
+	defer prog.done()
+	var recs []eval.Record
+	for i, p := range ps {
+		prog.querying(eval.ModeHook, i, len(ps))
+		hits, err := hookPassages(ctx, lb, p.Prompt, o.gate)
+		if err != nil {
+			return nil, fmt.Errorf("prompt %s: %w", p.ID, err)
+		}
+		silent := len(hits) == 0
+		recs = append(recs, eval.Record{Collection: name, ID: p.ID, Kind: eval.KindPrompt, Mode: eval.ModeHook, NoMatch: &silent})
+	}
+	return recs, nil
+}
+
+// hookPassages are the passages the prompt hook adds to a prompt: none
+// for a prompt it does not search, or that its gate holds back.
+func hookPassages(ctx context.Context, lb *retrieve.Library, prompt string, g retrieve.Gate) ([]retrieve.HitView, error) {
+	text, why := hookQuery(prompt)
+	if why != "" {
+		return nil, nil
+	}
+	return lb.Recall(ctx, text, g, defaultHookLimit)
+}
+
+// evalLibrary opens the library the questions are asked of: DIR's index,
+// synced first, with --workdir DIR; else the configured one as it is.
+func (a *app) evalLibrary(ctx context.Context, o evalFlags) (*retrieve.Library, func(), error) {
+	if o.workdir == "" {
+		return a.openPrepared(ctx)
+	}
+	if err := os.MkdirAll(o.workdir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	a.cfg.DBPath = filepath.Join(o.workdir, "grimoire.db")
+	return a.syncAndOpen(ctx)
 }
 
 // passages turns hits into what the judge reads; a hit is from every book
