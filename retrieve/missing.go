@@ -27,7 +27,7 @@ const maxMissing = 8
 // Arabic, Korean): a word of the question may sit inside a longer run of
 // the library's text. A small library lacks most words ("why", "does"),
 // and names only the question's names there (see names).
-func (s *Searcher) missingWords(ctx context.Context, question string) ([]string, error) {
+func (s *Searcher) missingWords(ctx context.Context, question string, most int) ([]string, error) {
 	n, err := s.chunkCount(ctx)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func (s *Searcher) missingWords(ctx context.Context, question string) ([]string,
 	}
 	var out []string
 	for _, sp := range spans {
-		if len(out) == maxMissing {
+		if len(out) == most {
 			break
 		}
 		for _, p := range sp.parts {
@@ -147,7 +147,7 @@ func unspaced(w string) bool {
 // Missing returns the words of text that no book of the library holds
 // (see missingWords): a search that found no passage names them so.
 func (s *Searcher) Missing(ctx context.Context, text string) ([]string, error) {
-	return s.missingWords(ctx, strings.TrimSpace(text))
+	return s.missingWords(ctx, strings.TrimSpace(text), maxMissing)
 }
 
 // MissingLine says which words no book holds, as a sentence: No book in

@@ -78,7 +78,20 @@ func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit int) 
 	if g.Off {
 		return nil, nil
 	}
-	hits, err := l.Searcher.Search(ctx, Query{Text: prompt, Limit: noMatchDepth})
+	if !g.AllowMissing {
+		// Most prompts to a coding assistant name something no book
+		// holds: one such word settles it before the search. (The search
+		// would first read a misspelt word as the library spells it; a
+		// prompt needs no such help to be left alone.)
+		missing, err := l.Searcher.missingWords(ctx, strings.TrimSpace(prompt), 1)
+		if err != nil || len(missing) > 0 {
+			return nil, err
+		}
+	}
+	// Passages only vectors find hold none of the prompt's rarer words,
+	// and pass no gate: the hook, a process per prompt, does not load
+	// them.
+	hits, err := l.Searcher.Search(ctx, Query{Text: prompt, Limit: noMatchDepth, textOnly: true})
 	if err != nil || NoMatch(hits) || !g.AllowMissing && len(hits[0].Missing) > 0 {
 		return nil, err
 	}

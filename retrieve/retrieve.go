@@ -117,6 +117,12 @@ type Query struct {
 	Limit int
 	// Mode overrides Options.Mode when set.
 	Mode string
+	// textOnly: in hybrid search, when full text finds too few passages,
+	// the vector arm does not fill the places it leaves (see runArms).
+	// Its places come after every passage full text finds, and a
+	// one-off process would spend more on loading the vectors than on
+	// the rest of the search.
+	textOnly bool
 }
 
 // Limits on the number of hits one search returns.
@@ -298,7 +304,9 @@ type request struct {
 	mode string
 	// vectors: the vector arm can run. Without an embedder, hybrid search
 	// is full text (re-scored by sub-words when the fusion is Rerank).
-	vectors   bool
+	vectors bool
+	// textOnly is Query's.
+	textOnly  bool
 	limit     int
 	phrasings []string
 	filter    index.BookFilter
@@ -343,7 +351,7 @@ func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.Chunk
 // settle checks q against the searcher's options and settles what the
 // arms run with.
 func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
-	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, limit: q.Limit, texts: &textCache{db: s.db}}
+	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, textOnly: q.textOnly, limit: q.Limit, texts: &textCache{db: s.db}}
 	if r.mode == "" {
 		r.mode = s.opts.Mode
 	}
@@ -443,7 +451,7 @@ func (s *Searcher) runArms(ctx context.Context, r request) (ftsLists [][]index.F
 		// places whenever full text fills them: ask it only when it does
 		// not (a misspelled or foreign question).
 		ftsLists, ftsErr = s.ftsArm(ctx, r)
-		if r.vectors && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < r.limit) {
+		if r.vectors && !r.textOnly && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < r.limit) {
 			vecLists, vecErr = s.vectorArm(ctx, r.queryVecs, r.filter, r.pool)
 		}
 	} else {
@@ -634,7 +642,7 @@ func (s *Searcher) judge(ctx context.Context, question string, hits []Hit) error
 	if err != nil {
 		return err
 	}
-	missing, err := s.missingWords(ctx, question)
+	missing, err := s.missingWords(ctx, question, maxMissing)
 	if err != nil {
 		return err
 	}
@@ -759,7 +767,9 @@ func (s *Searcher) questionWeight(ctx context.Context, question string) (weighte
 		q.idf[t] = w
 		q.terms = append(q.terms, t)
 		q.all += w
-		if df[t] == 0 {
+		if df[t] == 0 && !unspaced(t) {
+			// A word of a script that joins particles to its words, or
+			// writes none apart, may be held in another form.
 			absent += w
 		}
 	}
