@@ -198,6 +198,16 @@ func TestEveryTool(t *testing.T) {
 	if !nm.NoMatch || !strings.Contains(text, "does not hold the answer") {
 		t.Errorf("no_match not set for an unrelated question: %s", text)
 	}
+	// A name no book holds is named, whatever phrasings come with it.
+	var missing struct {
+		Missing []string `json:"missing"`
+		NoMatch bool     `json:"no_match"`
+	}
+	text = f.mustCall(t, "search", map[string]any{"query": "How does Kubernetes set the fog horn interval?", "queries": []string{"fog horn interval"}}, &missing)
+	if len(missing.Missing) != 1 || missing.Missing[0] != "Kubernetes" || !missing.NoMatch ||
+		!strings.Contains(text, `No book in the library holds the word "Kubernetes".`) {
+		t.Errorf("a question naming what no book holds: %+v\n%s", missing, text)
+	}
 
 	var nb retrieve.NeighborsView
 	f.mustCall(t, "read_chunk_neighbors", map[string]any{"book": hit.Book, "chunk_index": hit.ChunkIndex, "before": 1, "after": 1}, &nb)
