@@ -68,6 +68,8 @@ func TestMissingWords(t *testing.T) {
 		{"Did the crew read \"Typhoon\" below?", []string{"Typhoon"}},
 		// An author the text never names is the library's all the same.
 		{"What did Melville write in the log?", nil},
+		// Only as a word of its own: "Anon" is no name of "Anonymous".
+		{"Did Anon keep the log?", []string{"Anon"}},
 		// Scripts whose words the index cannot tell apart are never named.
 		{"船长在日志里写了什么?", nil},
 		{"מה כתב הקפטן ביומן?", nil},
