@@ -124,14 +124,19 @@ func (a *app) evalPrompts(ctx context.Context, o evalFlags) ([]eval.Record, erro
 	return recs, nil
 }
 
-// hookPassages are the passages the prompt hook adds to a prompt: none
+// hookPassages are the passages the prompt hook adds to a prompt, each
+// with the excerpt it prints as its text (what Claude reads of it): none
 // for a prompt it does not search, or that its gate holds back.
 func hookPassages(ctx context.Context, lb *retrieve.Library, prompt string, g retrieve.Gate) ([]retrieve.HitView, error) {
 	text, why := hookQuery(prompt)
 	if why != "" {
 		return nil, nil
 	}
-	return lb.Recall(ctx, text, g, defaultHookLimit)
+	hits, err := lb.Recall(ctx, text, g, defaultHookLimit)
+	for i := range hits {
+		hits[i].Text = retrieve.Excerpt(hookText(hits[i].Text), text, hookExcerptRunes)
+	}
+	return hits, err
 }
 
 // evalLibrary opens the library the questions are asked of: DIR's index,

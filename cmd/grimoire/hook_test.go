@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
+	"github.com/grimoire-search/grimoire/retrieve"
 )
 
 // grimoireIn runs the binary in dir with stdin and a clean GRIMOIRE_*
@@ -195,7 +196,7 @@ func TestHookClaudeCodeHostileBook(t *testing.T) {
 	if p.N != "1" || p.Book == "x" || len(p.Any) != 0 || strings.TrimSpace(doc.Text) != "" {
 		t.Errorf("the book wrote markup of its own: %+v\n%s", doc, got)
 	}
-	if want := cutAtWord(hostile, hookExcerptRunes); p.Text != want {
+	if want := retrieve.Excerpt(hostile, "Why do barn owls cough up pellets of bone and fur?", hookExcerptRunes); p.Text != want {
 		t.Errorf("passage text\n%q\nwant the book's\n%q", p.Text, want)
 	}
 }
