@@ -36,9 +36,9 @@ type Gate struct {
 // answers: the dev prompts and questions and the calibration sets of
 // bench/calibration, 130 prompts, 95 answerable questions and 60
 // unanswerable ones in all. Normal is silent on 98 % of the prompts and
-// 78 % of the unanswerable questions, and adds the answer for 54 % of the
-// answerable ones; strict 99 %, 90 % and 40 %; loose, the search's own
-// verdict, 78 %, 58 % and 64 %.
+// 78 % of the unanswerable questions, and adds the passage that answers
+// 54 % of the answerable ones; strict 99 %, 90 % and 40 %; loose, the
+// search's own verdict, 78 %, 58 % and 64 %.
 func gates() []Gate {
 	return []Gate{
 		{Name: "strict", Coverage: 0.6, Words: 1.5},
