@@ -61,7 +61,7 @@ func (s *Searcher) missingWords(ctx context.Context, question string, most int) 
 			if !ok || df[t] > 0 || utf8.RuneCountInString(p) < 2 || unspaced(p) || onlyNames != nil && !onlyNames[p] {
 				continue
 			}
-			held, err := s.heldOtherwise(ctx, p, stems, df)
+			held, err := s.heldOtherwise(ctx, p)
 			if err != nil {
 				return nil, err
 			}
@@ -79,7 +79,7 @@ func (s *Searcher) missingWords(ctx context.Context, question string, most int) 
 // heldOtherwise reports whether a word no passage holds is the library's
 // all the same: in a book's title or author, or written there as two
 // words in a row ("e-mail", "data base").
-func (s *Searcher) heldOtherwise(ctx context.Context, word string, stems map[string]string, df map[string]int) (bool, error) {
+func (s *Searcher) heldOtherwise(ctx context.Context, word string) (bool, error) {
 	if named, err := s.db.NamesBook(ctx, word); err != nil || named {
 		return named, err
 	}

@@ -90,9 +90,10 @@ func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit int) 
 			return nil, err
 		}
 	}
-	// Passages only vectors find hold none of the prompt's rarer words,
-	// and pass no gate: the hook, a process per prompt, does not load
-	// them.
+	// Where vectors only fill the places full text leaves (the built-in
+	// embedder's), the passages they find hold none of the prompt's rarer
+	// words and pass no gate: the hook, a process per prompt, does not
+	// load them.
 	hits, err := l.Searcher.Search(ctx, Query{Text: prompt, Limit: noMatchDepth, textOnly: true})
 	if err != nil || NoMatch(hits) || !g.AllowMissing && len(hits[0].Missing) > 0 {
 		return nil, err

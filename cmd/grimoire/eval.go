@@ -44,8 +44,8 @@ the library at limit 10, as written and, with --phrasings FILE, also as a
 client model asked it (id, query, queries: the search tool's query and
 further phrasings), in a set named after that file. Mode hook gives each
 question, alone, to the prompt hook (with --gate, default [hook] gate): its
-answer@5 says the answer was among the passages it adds, NO-MATCH that it
-stayed silent. Per kind (keyword, paraphrase, negative, and the
+answer@5 says the answer is in the excerpts it adds, as Claude reads them,
+and NO-MATCH that it stayed silent. Per kind (keyword, paraphrase, negative, and the
 answerable ones pooled) it reports answer@1/@5/@10 (a passage from the book,
 or a file in also_in, that holds an evidence quote, compared with case,
 white space, typographic quotes and dashes, ligatures and soft hyphens

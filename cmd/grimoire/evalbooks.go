@@ -134,7 +134,7 @@ func hookPassages(ctx context.Context, lb *retrieve.Library, prompt string, g re
 	}
 	hits, err := lb.Recall(ctx, text, g, defaultHookLimit)
 	for i := range hits {
-		hits[i].Text = retrieve.Excerpt(hookText(hits[i].Text), text, hookExcerptRunes)
+		hits[i].Text = hookExcerpt(hits[i].Text, text)
 	}
 	return hits, err
 }

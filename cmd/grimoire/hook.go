@@ -253,7 +253,7 @@ func promptContext(prompt string, hits []retrieve.HitView) (string, error) {
 	for i, h := range hits {
 		fmt.Fprintf(&sb, "\n<passage n=\"%d\" cite=\"%s\" book=\"%s\">%s</passage>",
 			i+1, xmlAttr.Replace(hookText(h.Citation)), xmlAttr.Replace(hookText(h.Book)),
-			xmlText.Replace(retrieve.Excerpt(hookText(h.Text), prompt, hookExcerptRunes)))
+			xmlText.Replace(hookExcerpt(h.Text, prompt)))
 	}
 	sb.WriteString("\n")
 	out := map[string]any{"hookSpecificOutput": map[string]any{
@@ -276,6 +276,11 @@ var (
 	xmlText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 	xmlAttr = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
 )
+
+// hookExcerpt is what the hook prints of a passage found for prompt.
+func hookExcerpt(text, prompt string) string {
+	return retrieve.Excerpt(hookText(text), prompt, hookExcerptRunes)
+}
 
 // hookText is s on one line, without the control characters XML has no
 // place for.
