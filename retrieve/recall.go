@@ -75,8 +75,11 @@ func GateNames() []string {
 // Recall searches the library for a prompt nobody phrased for it and
 // returns at most limit passages that pass the gate g, best first: none
 // when the search finds no answer, and none at all under most gates when
-// a word of the prompt is in no book.
-func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit int) ([]HitView, error) {
+// a word of the prompt is in no book. Each passage's text is cut to the
+// excerpt of at most excerptRunes that holds the most of the prompt's
+// words (see Excerpt; weighing them by their rarity found the answer no
+// more often).
+func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit, excerptRunes int) ([]HitView, error) {
 	if g.Off {
 		return nil, nil
 	}
@@ -111,6 +114,10 @@ func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit int) 
 		// The search found an answer its words do not show (a reranker's
 		// verdict): its best passage.
 		out = hits[:1]
+	}
+	for i := range out {
+		// On one line: the excerpt is of what a reader sees.
+		out[i].Text = Excerpt(strings.Join(strings.Fields(out[i].Text), " "), prompt, excerptRunes)
 	}
 	return hitViews(out, nil), nil
 }

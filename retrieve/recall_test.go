@@ -31,7 +31,7 @@ func TestRecallGates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hits, err := lib.Recall(ctx, tc.prompt, g, 3)
+			hits, err := lib.Recall(ctx, tc.prompt, g, 3, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -125,18 +125,14 @@ func (a *app) evalPrompts(ctx context.Context, o evalFlags) ([]eval.Record, erro
 }
 
 // hookPassages are the passages the prompt hook adds to a prompt, each
-// with the excerpt it prints as its text (what Claude reads of it): none
-// for a prompt it does not search, or that its gate holds back.
+// as the excerpt it prints (what Claude reads of it): none for a prompt it
+// does not search, or that its gate holds back.
 func hookPassages(ctx context.Context, lb *retrieve.Library, prompt string, g retrieve.Gate) ([]retrieve.HitView, error) {
 	text, why := hookQuery(prompt)
 	if why != "" {
 		return nil, nil
 	}
-	hits, err := lb.Recall(ctx, text, g, defaultHookLimit)
-	for i := range hits {
-		hits[i].Text = hookExcerpt(hits[i].Text, text)
-	}
-	return hits, err
+	return lb.Recall(ctx, text, g, defaultHookLimit, hookExcerptRunes)
 }
 
 // evalLibrary opens the library the questions are asked of: DIR's index,
