@@ -74,9 +74,14 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	// The watch ends only when ctx does, and the server returns with ctx
+	// still live (stdin's EOF when the client goes away, a port in use):
+	// cancel, then wait for the watch to close its writer.
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 	if f.watch {
 		if err := a.cfg.requireLibrary(ctx); err != nil {
 			return err
