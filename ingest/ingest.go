@@ -55,6 +55,12 @@ type Options struct {
 	ParseTimeout time.Duration
 	// OCR configures the reading of scanned pages.
 	OCR OCROptions
+	// Settle is the quiet window of a watch: a book whose file cannot be
+	// read or parsed, and was modified less than Settle ago, is taken to
+	// be still being written (a slow copy), not damaged. It stays pending
+	// and is listed in Result.Unsettled. 0 (a one-shot sync) keeps only
+	// the other rule: a file changed since it was scanned never fails.
+	Settle time.Duration
 	// Progress, when set, is told about each book's progress: each stage
 	// as it starts, and each batch of chunks. It is called from the run's
 	// goroutine.
@@ -142,6 +148,12 @@ type Result struct {
 	// PagesRecognised counts the pages OCR read.
 	PagesRecognised int
 	Failures        []index.Failure
+	// Unsettled are the files left pending because they were still being
+	// written (see Options.Settle); SettleAt is the earliest time one of
+	// them will have been quiet for Settle, zero when a change already on
+	// its way to the watcher will bring them back.
+	Unsettled []string
+	SettleAt  time.Time
 }
 
 // Run ingests every pending or partly ingested book.
@@ -438,6 +450,9 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if p.opts.Settle > 0 && p.unsettled(b, files, path) {
+			return nil, nil
+		}
 		// Not the book's fault: the file changed or vanished since it
 		// was scanned. The next reconcile sorts it out. The run's
 		// failures report it; the log only traces it.
@@ -468,6 +483,9 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		for _, f := range failures {
 			// The run's failures report it; the log only traces it.
 			p.log.Debug("book failed", "path", f.Path, "reason", f.Error)
+		}
+		if p.unsettled(b, files, path) {
+			return nil, nil
 		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
 		if ferr != nil {
@@ -535,6 +553,50 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		pr.catalog = fileCatalog(d.Catalog)
 	}
 	return pr, nil
+}
+
+// unsettled reports whether a book that could not be read or parsed is a
+// file still being written rather than a damaged one: a file of it is no
+// longer as the scan saw it, or was modified within Settle. Such a book
+// stays pending: the watcher hands on the file's change, or, for a file
+// only recently modified, the watch tries it again once it has been quiet
+// for Settle (Result.SettleAt), when it fails for good if it still cannot
+// be read. Without Settle (sync), a changed file is not read, as when
+// readContent finds it changed.
+func (p *pipeline) unsettled(b index.Book, files []index.File, path string) bool {
+	now := time.Now()
+	changed, quietAt := false, time.Time{}
+	for _, f := range files {
+		if f.SourceType == folder.Type {
+			continue // its row folds all its files; the walk compares them
+		}
+		info, err := libfile.Stat(f.Root, f.Path)
+		if err != nil {
+			continue // gone or unreadable: the next reconcile sorts it out
+		}
+		if info.Size != f.Size || info.ModTime.UnixNano() != f.MtimeNS || (f.Inode != 0 && info.Ino != f.Inode) {
+			changed, path = true, f.Path
+			continue
+		}
+		if at := info.ModTime.Add(p.opts.Settle); at.After(now) && (quietAt.IsZero() || at.Before(quietAt)) {
+			quietAt, path = at, f.Path
+		}
+	}
+	switch {
+	case p.opts.Settle <= 0 && changed:
+		f := index.Failure{Path: path, Error: "not read: changed since it was scanned; the next sync looks at it again"}
+		p.res.Failures = append(p.res.Failures, f)
+		p.failed(b, []index.Failure{f})
+		return true
+	case p.opts.Settle <= 0 || (!changed && quietAt.IsZero()):
+		return false
+	}
+	p.log.Debug("book not read yet: its file is still being written", "book", b.Slug, "path", path)
+	p.res.Unsettled = append(p.res.Unsettled, path)
+	if !changed && (p.res.SettleAt.IsZero() || quietAt.Before(p.res.SettleAt)) {
+		p.res.SettleAt = quietAt
+	}
+	return true
 }
 
 // storeParsed stores a parsed book and the vectors it already has.

@@ -132,8 +132,15 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
+	// A file is ready once it has been quiet for the watcher's window;
+	// one that fails sooner is still being written (a slow copy).
+	opts.Ingest.Settle = opts.Watch.Debounce
+	if opts.Ingest.Settle <= 0 {
+		opts.Ingest.Settle = watcher.DefaultDebounce
+	}
 	l := newWatchLoop(w, opts, wt)
 	defer l.retry.stop()
+	defer l.settle.stop()
 	var wg sync.WaitGroup
 	werr := make(chan error, 1)
 	wg.Go(func() { werr <- wt.Run(ctx) })

@@ -25,6 +25,9 @@ type watchLoop struct {
 	st    *stateKeeper
 	ing   *ingester
 	retry *retrier
+	// settle pokes the ingester when a file that was still being written
+	// has been quiet long enough to be read, or failed for good.
+	settle *settler
 	// current is the run of the latest batch: the ingest rounds that come
 	// after it are added to it until the next batch.
 	current *runRecord
@@ -45,6 +48,7 @@ func newWatchLoop(w *index.Writer, opts Options, wt *watcher.Watcher) *watchLoop
 		w: w, opts: opts, log: log, wt: wt, st: st,
 		ing:        newIngester(w, opts.Ingest, st),
 		retry:      newRetrier(opts.RetryMin, opts.RetryMax),
+		settle:     &settler{},
 		reconciled: true,
 	}
 }
@@ -80,6 +84,10 @@ func (l *watchLoop) run(ctx context.Context, werr <-chan error) error {
 			continue
 		case <-passGone:
 			l.dropPass()
+			continue
+		case <-l.settle.due():
+			l.settle.fired()
+			l.poke()
 			continue
 		case <-retry:
 			// A failed batch's changes are lost with it: look at
@@ -123,6 +131,9 @@ func (l *watchLoop) ingested(ctx context.Context, r ingestRound) (stop bool, err
 
 // credit adds what an ingest round did to the current run, and records it.
 func (l *watchLoop) credit(ctx context.Context, r ingestRound) {
+	for _, res := range r.results {
+		l.settle.at(res.SettleAt)
+	}
 	if l.current == nil {
 		return
 	}
@@ -213,6 +224,43 @@ func (l *watchLoop) close(ctx context.Context) {
 		l.answerPass(ctx, ErrStopped)
 	}
 	l.st.clear()
+}
+
+// settler fires once, at the earliest time asked for; it is the loop's
+// alone.
+type settler struct {
+	timer *time.Timer
+	when  time.Time // zero while none is set
+}
+
+// at asks for a poke at t; a zero t asks for nothing.
+func (s *settler) at(t time.Time) {
+	if t.IsZero() || (!s.when.IsZero() && !t.Before(s.when)) {
+		return
+	}
+	s.when = t
+	if s.timer == nil {
+		s.timer = time.NewTimer(time.Until(t))
+		return
+	}
+	s.timer.Reset(time.Until(t))
+}
+
+// due fires when the poke is due; nil (never) while none is set.
+func (s *settler) due() <-chan time.Time {
+	if s.when.IsZero() {
+		return nil
+	}
+	return s.timer.C
+}
+
+// fired is told that due fired.
+func (s *settler) fired() { s.when = time.Time{} }
+
+func (s *settler) stop() {
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 }
 
 // halts reports whether err ends the watch rather than being retried, and

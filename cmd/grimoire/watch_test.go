@@ -506,3 +506,79 @@ func TestWatchRequeuesChangedBookAndStopsCleanly(t *testing.T) {
 		t.Error("the interrupted book was not completed by the next sync")
 	}
 }
+
+// TestWatchWaitsForSlowCopy writes a PDF into a watched folder slowly,
+// as scp or a download does, for longer than the watcher waits for a file
+// to settle (15 × debounce): the watcher hands it on half-written. No
+// failure may show while it grows; once whole, it is added.
+func TestWatchWaitsForSlowCopy(t *testing.T) {
+	data, err := os.ReadFile(testcorpus.Path(t, "books", "pdf", "freeculture.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := t.TempDir()
+	// Chunks come 400 ms apart: inside the quiet window, and far enough
+	// apart for the scan to hash the file between two of them (it waits
+	// 100 ms for a file's mtime to age).
+	w := start(t, lib, []string{"GRIMOIRE_WATCH_DEBOUNCE=800ms"}, "watch")
+	type failure struct{ Path, Error string }
+	var st struct {
+		Ready, Failed int
+		Failures      []failure
+		LastSync      *struct{ Failures []failure } `json:"last_sync"`
+		Watch         *index.WatchState
+	}
+	status := func() bool {
+		r := grimoire(t, lib, "status", "--json")
+		if r.code != 0 || jsonUnmarshal(r.stdout, &st) != nil {
+			return false
+		}
+		failures := st.Failures
+		if st.LastSync != nil {
+			failures = append(failures, st.LastSync.Failures...)
+		}
+		if st.Failed > 0 || len(failures) > 0 {
+			t.Fatalf("a failure is recorded for a file still being written: %d failed, %+v", st.Failed, failures)
+		}
+		return true
+	}
+	eventually(t, "the initial scan", 20*time.Second, func() bool { return status() && st.Watch != nil })
+
+	book := filepath.Join(lib, "freeculture.pdf")
+	f, err := os.Create(book)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	writing := make(chan error, 1)
+	go func() {
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 76<<10)
+			if _, err := f.Write(rest[:n]); err != nil {
+				writing <- err
+				return
+			}
+			rest = rest[n:]
+			time.Sleep(400 * time.Millisecond)
+		}
+		writing <- f.Close()
+	}()
+	begin := time.Now()
+	for done := false; !done; {
+		select {
+		case err := <-writing:
+			if err != nil {
+				t.Fatal(err)
+			}
+			done = true
+		case <-time.After(300 * time.Millisecond):
+			status()
+		}
+	}
+	t.Logf("written in %v", time.Since(begin).Round(time.Millisecond))
+	eventually(t, "the whole book", 60*time.Second, func() bool { return status() && st.Ready == 1 })
+	w.stopped(t, 10*time.Second)
+	if out := w.out.String(); strings.Contains(out, "failed") || !strings.Contains(out, `added "Free Culture"`) {
+		t.Errorf("watch said:\n%s", out)
+	}
+}

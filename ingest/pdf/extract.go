@@ -322,7 +322,8 @@ func (w *worker) run(info chan<- *pdfiumDoc) {
 	gated := false
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("PDFium crashed: %v", r)
+			e.log.Debug("pdf: PDFium crashed", "panic", r)
+			err = errors.New("PDFium crashed reading it")
 		}
 		if !w.state.CompareAndSwap(workerRunning, workerExited) {
 			e.pool.finishAbandoned(w.in)

@@ -131,23 +131,23 @@ func (p *parse) run(ctx context.Context) error {
 	return p.layout(ctx, raw)
 }
 
-// damaged explains a file neither library can read.
+// damaged explains a file neither library can read. What the libraries
+// said (a pdfcpu panic among it) goes to the debug log only: it names
+// their internals, not the file's trouble.
 func (p *parse) damaged(pdfiumErr, pdfcpuErr error) error {
+	p.e.log.Debug("pdf: neither PDFium nor pdfcpu can read the file", "pdfium", pdfiumErr, "pdfcpu", pdfcpuErr)
 	if !bytes.Contains(p.data, []byte(" obj")) && !bytes.Contains(p.data, []byte("\nobj")) {
 		return fmt.Errorf("%w: it has a PDF header but no objects (an empty or cut-off file)", ErrDamaged)
 	}
-	var eo errOpen
-	if errors.As(pdfiumErr, &eo) {
-		pdfiumErr = eo.err
+	// Writers end a PDF with %%EOF; a file cut short has none near its end.
+	if !bytes.Contains(p.data[max(0, len(p.data)-1024):], []byte("%%EOF")) {
+		return fmt.Errorf("%w: its structure cannot be read: the file is truncated (it stops before its end)", ErrDamaged)
 	}
-	if pdfcpuErr == nil {
-		return fmt.Errorf("%w: PDFium cannot read it (%v), even rebuilt by pdfcpu; the file is probably truncated or corrupt", ErrDamaged, pdfiumErr)
-	}
-	return fmt.Errorf("%w: PDFium cannot read it (%v) and pdfcpu cannot repair it (%v); the file is probably truncated or corrupt", ErrDamaged, pdfiumErr, pdfcpuErr)
+	return fmt.Errorf("%w: its structure cannot be read: the file is corrupt", ErrDamaged)
 }
 
 // rewrite writes pdfcpu's reading of the file back out, with a fresh
-// cross-reference table.
+// cross-reference table. pdfcpu panics on some broken files.
 func rewrite(m *meta, w *bytes.Buffer) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

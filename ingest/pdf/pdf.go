@@ -233,7 +233,8 @@ func (e *Extractor) parse(ctx context.Context, data []byte, scanning bool, recog
 	defer func() {
 		if r := recover(); r != nil {
 			e.log.Error("pdf: parser panic", "panic", r, "stack", string(debug.Stack()))
-			d, err = nil, fmt.Errorf("the PDF parser failed on this file (%v)", r)
+			// The panic is logged above; its text means nothing to a reader.
+			d, err = nil, errors.New("the PDF parser failed on this file (an internal error; the log has the details)")
 		}
 	}()
 	if err := ctx.Err(); err != nil {

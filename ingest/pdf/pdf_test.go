@@ -323,6 +323,44 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// TestTruncatedReason cuts PDFs short, as a file still being copied is:
+// the reason says the file is truncated, in words, without what the
+// libraries said (pdfcpu panics on some of these cuts).
+func TestTruncatedReason(t *testing.T) {
+	book := bookFixture().build(t)
+	corpus := func(n int) func(t *testing.T) []byte {
+		return func(t *testing.T) []byte {
+			return readCorpus(t, "books", "pdf", "freeculture.pdf")[:n]
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		data func(t *testing.T) []byte
+	}{
+		{"fixture cut at a third", func(*testing.T) []byte { return book[:len(book)/3] }},
+		// Cuts at which pdfcpu panics rewriting the file.
+		{"freeculture cut at 1408 KiB", corpus(22 << 16)},
+		{"freeculture cut at 2496 KiB", corpus(39 << 16)},
+		{"freeculture cut at 1 MiB", corpus(1 << 20)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := testExtractor.Parse(context.Background(), tc.data(t))
+			if !errors.Is(err, ErrDamaged) {
+				t.Fatalf("error %v, want ErrDamaged", err)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, "truncated") {
+				t.Errorf("error %q does not say the file is truncated", msg)
+			}
+			for _, internal := range []string{"nil map", "pdfcpu", "PDFium", "panic", "runtime error", "xref", "obj#"} {
+				if strings.Contains(msg, internal) {
+					t.Errorf("error %q shows the libraries' own words (%q)", msg, internal)
+				}
+			}
+		})
+	}
+}
+
 // TestRepaired gives PDFium a file without a cross-reference table or
 // trailer, which it cannot open; pdfcpu rebuilds it.
 func TestRepaired(t *testing.T) {
