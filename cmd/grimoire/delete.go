@@ -149,7 +149,7 @@ func (a *app) exclusionsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "lifted the exclusion of %q; the next sync ingests it again\n", e.Title)
+			a.printLifted(e)
 			return nil
 		},
 	}
@@ -161,9 +161,17 @@ type liftArgs struct {
 	Key string `json:"key"`
 }
 
-// lifted is the exclusion that exclusions lift removed.
+// lifted is the exclusion that exclusions lift removed, and what a
+// running watcher did at once to take its book back in.
 type lifted struct {
 	Title string `json:"title"`
+	// Path is the file the book was deleted at.
+	Path string `json:"path"`
+	// Watcher names the watcher that synced Path right after lifting,
+	// and Run is that sync; both empty when the command lifted the
+	// exclusion itself, or the watcher could not sync Path.
+	Watcher string     `json:"watcher,omitempty"`
+	Run     syncResult `json:"run"`
 }
 
 // liftExclusion is exclusions lift's work on the index.
@@ -172,7 +180,28 @@ func liftExclusion(ctx context.Context, w *index.Writer, args liftArgs) (lifted,
 	if err != nil {
 		return lifted{}, err
 	}
-	return lifted{Title: e.Title}, nil
+	return lifted{Title: e.Title, Path: e.Path}, nil
+}
+
+// printLifted says what became of the lifted book: back in the index when
+// a watcher synced its file at once, else waiting for the next sync.
+func (a *app) printLifted(l lifted) {
+	run := l.Run.run()
+	switch {
+	case l.Watcher == "" || run == nil:
+		fmt.Fprintf(a.stdout, "lifted the exclusion of %q; the next sync ingests it again\n", l.Title)
+	case run.Failed > 0:
+		fmt.Fprintf(a.stdout, "lifted the exclusion of %q; %s synced its file, and failed:\n", l.Title, l.Watcher)
+		for _, f := range run.Failures {
+			fmt.Fprintf(a.stdout, "  %s: %s\n", field(f.Path), field(f.Error))
+		}
+	case run.New == 0:
+		fmt.Fprintf(a.stdout, "lifted the exclusion of %q; %s synced %s, which no longer holds it: a sync finds any other copy\n", l.Title, l.Watcher, field(l.Path))
+	case run.NeedsOCR > 0:
+		fmt.Fprintf(a.stdout, "lifted the exclusion of %q; %s added it back, and it waits for OCR of its scanned pages (`grimoire status` says why)\n", l.Title, l.Watcher)
+	default:
+		fmt.Fprintf(a.stdout, "lifted the exclusion of %q; %s added it back to the index\n", l.Title, l.Watcher)
+	}
 }
 
 func (a *app) reindexCmd() *cobra.Command {

@@ -133,39 +133,53 @@ func (a *app) watchTakingRequests(ctx context.Context, w *index.Writer, opts syn
 // over, and returns what the command would print.
 func (a *app) requestHandler(loop chan<- syncer.Request, command string) handoff.Handler {
 	return func(ctx context.Context, req handoff.Request, rep *handoff.Reporter) (any, error) {
-		work, result, err := a.loopWork(req, rep, command)
+		ask := func(work syncer.Request) (syncer.Outcome, error) {
+			return askLoop(ctx, loop, work, rep, command)
+		}
+		work, result, err := a.loopWork(req, rep, command, ask)
 		if err != nil {
 			return nil, err
 		}
-		done := make(chan syncer.Outcome, 1)
-		work.Ctx, work.Done = ctx, done
-		select {
-		case loop <- work:
-		case <-ctx.Done():
-			return nil, handoff.Unfinished(command, os.Getpid())
-		}
-		rep.Working()
-		var o syncer.Outcome
-		select {
-		case o = <-done:
-		case <-ctx.Done():
-			select {
-			case o = <-done:
-			default:
-				return nil, handoff.Unfinished(command, os.Getpid())
-			}
-		}
-		if errors.Is(o.Err, syncer.ErrStopped) {
-			o.Err = handoff.Unfinished(command, os.Getpid())
+		o, err := ask(work)
+		if err != nil {
+			return nil, err
 		}
 		return result(o)
 	}
 }
 
+// askLoop hands work to the watch loop and waits for its outcome; the error
+// is the requester's own end or the watch's, which the outcome cannot carry.
+func askLoop(ctx context.Context, loop chan<- syncer.Request, work syncer.Request, rep *handoff.Reporter, command string) (syncer.Outcome, error) {
+	done := make(chan syncer.Outcome, 1)
+	work.Ctx, work.Done = ctx, done
+	select {
+	case loop <- work:
+	case <-ctx.Done():
+		return syncer.Outcome{}, handoff.Unfinished(command, os.Getpid())
+	}
+	rep.Working()
+	var o syncer.Outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		select {
+		case o = <-done:
+		default:
+			return syncer.Outcome{}, handoff.Unfinished(command, os.Getpid())
+		}
+	}
+	if errors.Is(o.Err, syncer.ErrStopped) {
+		o.Err = handoff.Unfinished(command, os.Getpid())
+	}
+	return o, nil
+}
+
 // loopWork decodes a request into the watch loop's work, and the function
-// that makes the result from its outcome. The work is the commands' own:
-// the same functions they call with a writer of their own.
-func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command string) (syncer.Request, func(syncer.Outcome) (any, error), error) {
+// that makes the result from its outcome, which may hand the loop more
+// work through ask. The work is the commands' own: the same functions they
+// call with a writer of their own.
+func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command string, ask func(syncer.Request) (syncer.Outcome, error)) (syncer.Request, func(syncer.Outcome) (any, error), error) {
 	var res any
 	fromDo := func(o syncer.Outcome) (any, error) { return res, o.Err }
 	switch req.Op {
@@ -184,11 +198,17 @@ func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command strin
 		if err := req.Decode(&args); err != nil {
 			return syncer.Request{}, nil, err
 		}
+		var l lifted
 		return syncer.Request{Do: func(ctx context.Context, w *index.Writer, _ ingest.Options) (*ingest.Options, error) {
-			r, err := liftExclusion(ctx, w, args)
-			res = r
-			return nil, err
-		}}, fromDo, nil
+				var err error
+				l, err = liftExclusion(ctx, w, args)
+				return nil, err
+			}}, func(o syncer.Outcome) (any, error) {
+				if o.Err != nil {
+					return nil, o.Err
+				}
+				return a.takeBack(l, rep, command, ask)
+			}, nil
 	case opReindex:
 		var args reindexArgs
 		if err := req.Decode(&args); err != nil {
@@ -232,6 +252,26 @@ func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command strin
 	}
 	return syncer.Request{}, nil, (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("%s (pid %d) does not know the request %q", command, os.Getpid(), req.Op)}).
 		WithHint("it is an older grimoire: restart it with this one")
+}
+
+// takeBack has the watch loop sync the file of an exclusion it lifted: no
+// change in the folder would bring the book back before the next rescan,
+// which may be an hour away. The answer waits for the book's ingest, so
+// that the command can say it is back.
+func (a *app) takeBack(l lifted, rep *handoff.Reporter, command string, ask func(syncer.Request) (syncer.Outcome, error)) (any, error) {
+	pass := syncer.Pass{Scope: []string{l.Path}, Ingesting: remoteProgress(rep).ingest}
+	if l.Path == "" || pass.Validate(a.cfg.Library) != nil {
+		// Recorded before paths were kept, or outside the library as it
+		// is configured now: only a whole sync can find its files.
+		return l, nil
+	}
+	o, err := ask(syncer.Request{Pass: pass})
+	if err != nil {
+		return l, err
+	}
+	l.Watcher = fmt.Sprintf("%s (pid %d)", command, os.Getpid())
+	l.Run = syncResultOf(o.Run)
+	return l, o.Err
 }
 
 func sameFolders(a, b []string) bool {

@@ -81,7 +81,8 @@ func sameOutput(s, lib string) string {
 // TestWatcherCarriesOutWrites runs each command that writes the index twice:
 // in a library where grimoire watch holds the writer lock, which hands the
 // command to the watcher, and in the same library with no writer running.
-// Both must print the same, exit the same and leave the same books.
+// Both must print the same, exit the same and leave the same books, but
+// where the watcher does more: it takes a lifted book back in at once.
 func TestWatcherCarriesOutWrites(t *testing.T) {
 	handed, alone := handoffBooks(t), handoffBooks(t)
 	ok(t, alone, "sync")
@@ -94,13 +95,19 @@ func TestWatcherCarriesOutWrites(t *testing.T) {
 		args  []string
 		code  int
 		books string // list's slugs and states afterwards
+		// handedOut and handedBooks, when set, are the stdout and the
+		// books through the watcher, where they differ from alone.
+		handedOut, handedBooks string
 	}{
 		{name: "delete", args: []string{"delete", "owls", "--yes"}, books: "knots:ready tides:ready"},
 		{name: "delete an unknown book", args: []string{"delete", "nosuch", "--yes"}, code: exitNotFound, books: "knots:ready tides:ready"},
 		{name: "delete by a prefix", args: []string{"delete", "ti", "--yes"}, books: "knots:ready"},
-		{name: "lift an exclusion", args: []string{"exclusions", "lift", "owls"}, books: "knots:ready"},
-		{name: "lift an unknown exclusion", args: []string{"exclusions", "lift", "nosuch"}, code: exitNotFound, books: "knots:ready"},
-		{name: "sync ingests the lifted book before it answers", args: []string{"sync"}, books: "knots:ready owls:ready"},
+		{name: "lift an exclusion", args: []string{"exclusions", "lift", "owls"}, books: "knots:ready",
+			handedOut:   fmt.Sprintf("lifted the exclusion of \"Owls\"; grimoire watch (pid %d) added it back to the index\n", pid),
+			handedBooks: "knots:ready owls:ready"},
+		{name: "lift an unknown exclusion", args: []string{"exclusions", "lift", "nosuch"}, code: exitNotFound, books: "knots:ready", handedBooks: "knots:ready owls:ready"},
+		{name: "sync ingests the lifted book", args: []string{"sync"}, books: "knots:ready owls:ready",
+			handedOut: "scanned 3 files, hashed 0; 0 new books; 0 files changed, 0 moved, 0 copied, 0 removed\ningested 0 books, pruned 0, 0 failed (T)\n"},
 		{name: "sync of a path", args: []string{"sync", "tides.md"}, books: "knots:ready owls:ready"},
 		{name: "sync --json", args: []string{"sync", "--json", "--prune", "--retry"}, books: "knots:ready owls:ready"},
 		{name: "reindex --fts", args: []string{"reindex", "--fts"}, books: "knots:ready owls:ready"},
@@ -117,14 +124,22 @@ func TestWatcherCarriesOutWrites(t *testing.T) {
 			if !strings.HasPrefix(rh.stderr, handedLine) {
 				t.Errorf("stderr does not say the watcher was asked:\n%s", rh.stderr)
 			}
-			if got, want := sameOutput(rh.stdout, handed), sameOutput(ra.stdout, alone); got != want || got == "" && s.code == 0 {
+			want := sameOutput(ra.stdout, alone)
+			if s.handedOut != "" {
+				want = s.handedOut
+			}
+			if got := sameOutput(rh.stdout, handed); got != want || got == "" && s.code == 0 {
 				t.Errorf("stdout through the watcher:\n%s\nalone:\n%s", got, want)
 			}
 			if got, want := sameOutput(strings.TrimPrefix(rh.stderr, handedLine), handed), sameOutput(ra.stderr, alone); got != want {
 				t.Errorf("stderr through the watcher:\n%s\nalone:\n%s", got, want)
 			}
-			if got := slugs(t, handed); got != s.books {
-				t.Errorf("books through the watcher: %s, want %s", got, s.books)
+			wantHanded := s.books
+			if s.handedBooks != "" {
+				wantHanded = s.handedBooks
+			}
+			if got := slugs(t, handed); got != wantHanded {
+				t.Errorf("books through the watcher: %s, want %s", got, wantHanded)
 			}
 			if got := slugs(t, alone); got != s.books {
 				t.Errorf("books alone: %s, want %s", got, s.books)
@@ -144,7 +159,9 @@ func TestWatcherCarriesOutWrites(t *testing.T) {
 }
 
 // TestServeWatchCarriesOutWrites: serve --watch, the writer Claude Desktop
-// runs, takes the same requests.
+// runs, takes the same requests, and a book whose exclusion it lifts is
+// back in the index when the lift answers, though nothing in the folder
+// changed.
 func TestServeWatchCarriesOutWrites(t *testing.T) {
 	lib := handoffBooks(t)
 	// An index to serve from the start: with none, serve makes one while
@@ -156,13 +173,20 @@ func TestServeWatchCarriesOutWrites(t *testing.T) {
 		!strings.Contains(r.stderr, fmt.Sprintf("grimoire serve --watch (pid %d) writes the index", p.cmd.Process.Pid)) {
 		t.Fatalf("delete: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	ok(t, lib, "exclusions", "lift", "owls")
+	r = grimoire(t, lib, "exclusions", "lift", "owls")
+	if want := fmt.Sprintf("lifted the exclusion of \"Owls\"; grimoire serve --watch (pid %d) added it back to the index\n", p.cmd.Process.Pid); r.code != 0 || r.stdout != want {
+		t.Errorf("exclusions lift: exit %d\n%s%s\nwant %s", r.code, r.stdout, r.stderr, want)
+	}
+	// Back at once: no change in the folder, and the lift has answered.
+	if got := slugs(t, lib); got != "knots:ready owls:ready tides:ready" {
+		t.Errorf("books after the lift: %s", got)
+	}
+	if _, found := topBook(t, lib, "swallow their prey"); !found {
+		t.Error("a search does not find the lifted book")
+	}
 	var s syncOut
 	okJSON(t, &s, lib, "sync")
-	wantCounters(t, "sync through serve --watch", s, map[string]int{"scanned": 3, "new": 1, "ingested": 1})
-	if got := slugs(t, lib); got != "knots:ready owls:ready tides:ready" {
-		t.Errorf("books: %s", got)
-	}
+	wantCounters(t, "sync through serve --watch", s, map[string]int{"scanned": 3, "new": 0, "ingested": 0})
 	p.stopped(t, 5*time.Second)
 }
 
@@ -225,7 +249,7 @@ func TestHandedSyncIsChecked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, _, err = a.loopWork(req, nil, "grimoire watch")
+			_, _, err = a.loopWork(req, nil, "grimoire watch", nil)
 			if tc.bad != (index.CodeOf(err) == index.Invalid) || !tc.bad && err != nil {
 				t.Errorf("error %v (code %v), bad %v", err, index.CodeOf(err), tc.bad)
 			}
