@@ -100,6 +100,8 @@ type Config struct {
 	// libraryFromFile: the library folders are the config file's (not
 	// --library, GRIMOIRE_LIBRARY or the current folder).
 	libraryFromFile bool
+	// cwdLibrary: nothing named the library, so it is the current folder.
+	cwdLibrary bool
 	// named: the library or the index was named (config file, flag or
 	// environment), rather than both defaulting to the current folder.
 	named bool
@@ -431,13 +433,45 @@ func checkEnv() error {
 	return nil
 }
 
-// requireLibrary is for the commands that scan the library.
-func (c *Config) requireLibrary(ctx context.Context) error {
+// requireLibrary is for the commands that scan the library. A library
+// that is the current folder only because nothing named one is refused
+// when it is a home folder or a file system's root, whose scan would take
+// in everything below; else, while it has no index yet, the command says
+// on note which folder it takes.
+func (c *Config) requireLibrary(ctx context.Context, note io.Writer) error {
 	if len(c.Library) == 0 {
 		return (&index.Error{Code: index.Invalid, Msg: "no library folder configured"}).
 			WithHint("set library in " + c.file + ", or pass --library DIR")
 	}
+	if c.cwdLibrary {
+		dir := c.Library[0]
+		if what := sweepingFolder(dir); what != "" {
+			return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("the current folder %s is %s, and no library is named: grimoire would index everything below it", dir, what)}).
+				WithHint(fmt.Sprintf("run it in the folder of your books, or name this one: --library %s, or library in grimoire.toml", dir))
+		}
+		if !exists(c.DBPath) {
+			fmt.Fprintf(note, "grimoire: library: %s (the current folder; --library or grimoire.toml names another)\n", dir)
+		}
+	}
 	return c.requireFolders(ctx)
+}
+
+// sweepingFolder says what dir is when it is the user's home folder or
+// the root of a file system (a volume's, on Windows); "" when neither.
+func sweepingFolder(dir string) string {
+	if filepath.Dir(dir) == dir {
+		return "the root of a file system"
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	hi, herr := os.Stat(home)
+	di, derr := os.Stat(dir)
+	if herr == nil && derr == nil && os.SameFile(hi, di) {
+		return "your home folder"
+	}
+	return ""
 }
 
 // requireFolders refuses a library folder that does not exist, unless the
@@ -483,6 +517,7 @@ func (c *Config) resolve(base string) error {
 	if len(c.Library) == 0 && c.file == "" {
 		// No configuration at all: the current folder is the library.
 		c.Library = []string{"."}
+		c.cwdLibrary = true
 	}
 	seen := map[string]bool{}
 	roots := c.Library[:0]

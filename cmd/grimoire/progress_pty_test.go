@@ -168,7 +168,7 @@ func TestSyncProgressOnlyOnATerminal(t *testing.T) {
 		g.release()
 	}()
 	r := result{}
-	p := start(t, lib, g.env(), "sync")
+	p := start(t, lib, g.env(), "--library", lib, "sync")
 	select {
 	case <-p.done:
 		p.done <- nil

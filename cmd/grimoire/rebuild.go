@@ -55,7 +55,7 @@ type rebuildView struct {
 
 func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
 	start := time.Now()
-	if err := a.cfg.requireLibrary(ctx); err != nil {
+	if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 		return rebuildView{}, err
 	}
 	w, err := index.Rebuild(ctx, a.cfg.DBPath, "grimoire rebuild")

@@ -83,7 +83,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		wg.Wait()
 	}()
 	if f.watch {
-		if err := a.cfg.requireLibrary(ctx); err != nil {
+		if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 			return err
 		}
 	}

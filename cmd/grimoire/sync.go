@@ -119,7 +119,7 @@ type syncFlags struct {
 // sync runs one reconcile-and-ingest pass under the writer lock, or has
 // the running watcher run it.
 func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
-	if err := a.cfg.requireLibrary(ctx); err != nil {
+	if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 		return nil, err
 	}
 	args := syncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}

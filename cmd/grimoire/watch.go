@@ -17,7 +17,7 @@ rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if err := a.cfg.requireLibrary(ctx); err != nil {
+			if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 				return err
 			}
 			w, err := a.openWriter(ctx, "grimoire watch")
