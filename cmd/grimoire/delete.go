@@ -29,13 +29,15 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if !yes {
-				in, ok := a.stdin.(*os.File)
-				if !ok || !term.IsTerminal(int(in.Fd())) {
-					return usageError{fmt.Errorf("delete %s: pass --yes to confirm", args[0])}
-				}
+				// Named first, so that the refusal too says which book
+				// a prefix resolved to.
 				name, err := a.bookName(ctx, args[0])
 				if err != nil {
 					return err
+				}
+				in, ok := a.stdin.(*os.File)
+				if !ok || !term.IsTerminal(int(in.Fd())) {
+					return usageError{fmt.Errorf("delete %s: pass --yes to confirm", name)}
 				}
 				fmt.Fprintf(a.stderr, "Delete %s from the index and exclude it from future syncs? [y/N] ", name)
 				line, _ := bufio.NewReader(in).ReadString('\n')
@@ -79,7 +81,8 @@ func deleteBook(ctx context.Context, w *index.Writer, args deleteArgs) (deleted,
 }
 
 // bookName names in full the book key names, for a question about it:
-// key may be only the beginning of its slug.
+// key may be only the beginning of its slug. Its slug, title, authors and
+// first file tell it from its other editions.
 func (a *app) bookName(ctx context.Context, key string) (string, error) {
 	if err := a.cfg.requireFolders(ctx); err != nil {
 		return "", err
@@ -93,7 +96,14 @@ func (a *app) bookName(ctx context.Context, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("%s (%q)", b.Slug, b.Title), nil
+	name := fmt.Sprintf("%s (%q", b.Slug, b.Title)
+	if len(b.Authors) > 0 {
+		name += " by " + strings.Join(b.Authors, ", ")
+	}
+	if len(b.Paths) > 0 {
+		name += ", " + b.Paths[0]
+	}
+	return field(name + ")"), nil
 }
 
 func (a *app) exclusionsCmd() *cobra.Command {

@@ -88,7 +88,7 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 	if !strings.Contains(help, "only books of this type: "+strings.Join(ingest.Formats().Types(), ", ")) {
 		t.Errorf("query --help does not list the types:\n%s", help)
 	}
-	if r := grimoire(t, dir, "--library", lib, "list", "--author", "Melvile"); r.code != 0 || r.stdout != "" ||
+	if r := grimoire(t, dir, "--library", lib, "list", "--author", "Melvile"); r.code != exitNotFound || r.stdout != "" ||
 		!strings.Contains(r.stderr, `no book's author contains "Melvile": did you mean "Herman Melville"?`) {
 		t.Errorf("list --author Melvile: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -32,20 +33,16 @@ func (a *app) listCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(books) == 0 && f != (index.BookFilter{}) {
+				return noneSelected(cmd.Context(), lib, f)
+			}
 			if asJSON {
 				return a.printJSON(books)
 			}
 			if len(books) == 0 {
-				// An empty table would leave a misspelt author looking
-				// like a library without the book.
-				why := lib.WhyNone(cmd.Context(), f)
-				var e *index.Error
-				if errors.As(why, &e) {
-					fmt.Fprintf(a.stderr, "grimoire: %s\n", e.Msg)
-					return nil
-				} else if why != nil {
-					return why
-				}
+				// Not an error: nothing was asked to match.
+				fmt.Fprintln(a.stderr, "grimoire: the index holds no books yet; `grimoire sync` adds the library's")
+				return nil
 			}
 			// Series and tags get columns only in a library that has
 			// them (from calibre, or from the books' files).
@@ -84,6 +81,25 @@ func (a *app) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Tag, "tag", "", "only books with this tag (calibre's, or a subject or keyword the book's file gives)")
 	cmd.Flags().StringVar(&f.Series, "series", "", "only books of a series whose name contains this (calibre's, or the book file's)")
 	return cmd
+}
+
+// noneSelected is why list's filters select no book, as a NotFound error:
+// the exit code and message a search with the same filters gets, rather
+// than an empty table that leaves a misspelt author looking like a
+// library without the book.
+func noneSelected(ctx context.Context, lib *retrieve.Library, f index.BookFilter) error {
+	why := lib.WhyNone(ctx, f)
+	var e *index.Error
+	switch {
+	case errors.As(why, &e) && e.Code == index.NotFound:
+		// Its hint names list itself, which is what ran.
+		return index.Errorf(index.NotFound, "%s", e.Msg).WithHint("`grimoire list` without filters shows every book")
+	case why != nil:
+		return why
+	}
+	// WhyNone judges the filters a search has; --match is list's own.
+	return index.Errorf(index.NotFound, "no book's title or author contains %.80q", f.Query).
+		WithHint("`grimoire list` without filters shows every book")
 }
 
 // clip shortens s to n characters for a table.

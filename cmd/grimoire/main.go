@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil && cmd == root && !typed(err) {
 		// The root only runs to show its help, so an error from it is
 		// cobra's own: an unknown command.
-		err = usageError{fmt.Errorf("%w\nsee `grimoire --help` for the commands", err)}
+		err = usageError{fmt.Errorf("%w\nsee `grimoire --help` for the commands", unknownCommand(root, err))}
 	}
 	if a.parsers != nil {
 		// Closing only frees what the parsers hold (PDFium's memory);
@@ -131,7 +131,7 @@ func usageHint(cmd *cobra.Command, err error) error {
 	if !cmd.Runnable() {
 		line = cmd.CommandPath() + " COMMAND [flags]"
 	}
-	return usageError{fmt.Errorf("%w\nusage: %s (see `%s --help`)", err, line, cmd.CommandPath())}
+	return usageError{fmt.Errorf("%w\nusage: %s (see `%s --help`)", flagError(cmd, unknownCommand(cmd, err)), line, cmd.CommandPath())}
 }
 
 // usageArgs makes the argument checks of cmd and every command below it
@@ -161,6 +161,8 @@ exact citations. Nothing leaves your machine.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// unknownCommand suggests, as it suggests flags too.
+		DisableSuggestions: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			return a.setup(cmd)
 		},

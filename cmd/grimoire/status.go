@@ -113,6 +113,10 @@ func (a *app) printStatus(v retrieve.StatusView) {
 		fmt.Fprintf(w, "last sync %s (%s, %.1fs): %d scanned, %d hashed, %d new, %d changed, %d moved, %d removed, %d ingested, %d pruned, %d failed\n",
 			r.Finished.Local().Format(time.DateTime), r.Kind, r.Finished.Sub(r.Started).Seconds(),
 			c.Scanned, c.Hashed, c.New, c.Changed, c.Moved, c.Removed, c.Ingested, c.Pruned, c.Failed)
+	} else if v.Writer.Running && syncs(v.Writer.Command) {
+		// Runs are recorded as they finish: "never" would send the
+		// user to start the sync that is under way.
+		fmt.Fprintf(w, "last sync none finished yet: the first is under way (%s, pid %d)\n", v.Writer.Command, v.Writer.PID)
 	} else {
 		fmt.Fprintf(w, "last sync never: run `grimoire sync`\n")
 	}
@@ -245,4 +249,14 @@ func joinInts(ns []int) string {
 		parts[i] = strconv.Itoa(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// syncs reports whether the writer command runs syncs: sync and eval's,
+// and the watchers' first pass.
+func syncs(command string) bool {
+	switch command {
+	case "grimoire sync", "grimoire eval", "grimoire watch", "grimoire serve --watch":
+		return true
+	}
+	return false
 }
