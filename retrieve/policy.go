@@ -124,7 +124,7 @@ func autoVectorWeight(emb embed.Embedder) float64 {
 // leaves it to grimoire. The built-in embedder's vectors are a weak lexical
 // signal that hurts reciprocal rank fusion at any weight that matters; as
 // part of a rerank of full text's candidates they help (SciFact dev nDCG@10
-// in the README). Neural models get the usual rank fusion. Without an
+// in docs/search.md). Neural models get the usual rank fusion. Without an
 // embedder (a model switch under way) search is full text, which re-scoring
 // by sub-words still improves.
 func autoFusion(emb embed.Embedder) string {

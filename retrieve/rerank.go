@@ -19,7 +19,7 @@ const (
 )
 
 // Rerank weights, measured with `grimoire eval` on the SciFact dev claims
-// (nDCG@10; the README gives the figures).
+// (nDCG@10; docs/search.md gives the figures).
 const (
 	// rerankVectorWeight and rerankSubwordWeight weigh the candidates'
 	// cosine and sub-word similarity, each scaled to 0–1 over the
