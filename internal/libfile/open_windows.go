@@ -22,9 +22,12 @@ func open(root, path string, parts []string) (*os.File, Info, error) {
 	if err != nil {
 		return nil, Info{}, err
 	}
+	// FILE_FLAG_BACKUP_SEMANTICS opens a folder too, which handleInfo
+	// then refuses as no regular file, where it would fail as access
+	// denied.
 	h, err := windows.CreateFile(p, windows.GENERIC_READ,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
-		windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT|windows.FILE_ATTRIBUTE_NORMAL, 0)
+		windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT|windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_ATTRIBUTE_NORMAL, 0)
 	if err != nil {
 		return nil, Info{}, err
 	}
