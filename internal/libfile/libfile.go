@@ -29,6 +29,10 @@ var (
 	ErrChanged = errors.New("changed since it was scanned")
 	// ErrOutside means the path does not lie below the library folder.
 	ErrOutside = errors.New("not inside the library folder")
+	// ErrReserved means a name on the path is one Windows keeps for a
+	// device (before Windows 11 with an extension too, as aux.txt): other
+	// programs cannot open it either, so the user is told to rename it.
+	ErrReserved = errors.New("Windows keeps this name for a device (CON, PRN, AUX, NUL, COM1-9, LPT1-9); rename it to have it indexed")
 )
 
 // Want is what the caller saw of a file before opening it; the opened file
@@ -97,10 +101,31 @@ func Stat(root, path string) (Info, error) {
 // below splits path into its parts below root.
 func below(root, path string) ([]string, error) {
 	rel, err := filepath.Rel(root, path)
-	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+	if err != nil || rel == "." {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrOutside}
+	}
+	if !filepath.IsLocal(rel) {
+		if reserved(rel) {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: ErrReserved}
+		}
 		return nil, &fs.PathError{Op: "open", Path: path, Err: ErrOutside}
 	}
 	return strings.Split(rel, string(filepath.Separator)), nil
+}
+
+// reserved reports whether rel, a clean relative path that
+// filepath.IsLocal refuses, is refused only for a name Windows reserves:
+// it does not climb out, is not rooted, and names no drive or stream.
+func reserved(rel string) bool {
+	if rel == "" || filepath.IsAbs(rel) || os.IsPathSeparator(rel[0]) || strings.Contains(rel, ":") {
+		return false
+	}
+	for part := range strings.SplitSeq(rel, string(filepath.Separator)) {
+		if part == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // Info returns what the file was when it was opened.

@@ -5,6 +5,8 @@ package libfile
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -16,13 +18,16 @@ import (
 // file IDs on Windows that a junction swapped in for a folder could be
 // caught by.
 func open(root, path string, parts []string) (*os.File, Info, error) {
-	p, err := windows.UTF16PtrFromString(path)
+	p, err := windows.UTF16PtrFromString(verbatim(path))
 	if err != nil {
 		return nil, Info{}, err
 	}
+	// FILE_FLAG_BACKUP_SEMANTICS opens a folder too, which handleInfo
+	// then refuses as no regular file, where it would fail as access
+	// denied.
 	h, err := windows.CreateFile(p, windows.GENERIC_READ,
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil,
-		windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT|windows.FILE_ATTRIBUTE_NORMAL, 0)
+		windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT|windows.FILE_FLAG_BACKUP_SEMANTICS|windows.FILE_ATTRIBUTE_NORMAL, 0)
 	if err != nil {
 		return nil, Info{}, err
 	}
@@ -32,6 +37,23 @@ func open(root, path string, parts []string) (*os.File, Info, error) {
 		return nil, Info{}, err
 	}
 	return os.NewFile(uintptr(h), path), info, nil
+}
+
+// verbatim gives an absolute path the \\?\ form, which the system takes
+// as it is. Without it, a path past MAX_PATH (260) fails unless long paths
+// are enabled for the whole machine (Go's os adds the form for its own
+// calls, not for ours), a name with a trailing dot or space opens another
+// file, and one Windows reserves (CON, aux.txt) opens a device: the walk
+// lists such names as they are on disk, and the file opened must be that
+// one.
+func verbatim(path string) string {
+	switch {
+	case !filepath.IsAbs(path), strings.HasPrefix(path, `\\?\`), strings.HasPrefix(path, `\\.\`):
+		return path
+	case strings.HasPrefix(path, `\\`):
+		return `\\?\UNC\` + filepath.Clean(path)[2:]
+	}
+	return `\\?\` + filepath.Clean(path)
 }
 
 func handleInfo(h windows.Handle) (Info, error) {
