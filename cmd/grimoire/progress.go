@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -243,8 +244,8 @@ func (p *progress) draw() {
 	if c, _, err := term.GetSize(p.fd); err == nil && c > 0 {
 		cols = c
 	}
-	s := p.line.render(now.Sub(p.start), now.Sub(p.stepStart))
-	io.WriteString(p.w, "\r"+fitColumns(s, cols-1)+"\x1b[K")
+	s := p.line.fit(now.Sub(p.start), now.Sub(p.stepStart), cols-1)
+	io.WriteString(p.w, "\r"+s+"\x1b[K")
 	p.drawn, p.lastDraw = true, now
 }
 
@@ -253,10 +254,20 @@ func (p *progress) draw() {
 // since the command began; inStep, since the step did, which the
 // estimate of the time left is drawn from.
 func (l progressLine) render(elapsed, inStep time.Duration) string {
-	var b strings.Builder
-	b.WriteString(l.step)
+	return l.parts(elapsed, inStep).join()
+}
+
+// lineParts are the fields of a progress line, each written with the
+// spaces that lead it, so that any may be left out.
+type lineParts struct {
+	head, bar, pct, clock, left, now string
+}
+
+func (l progressLine) parts(elapsed, inStep time.Duration) lineParts {
+	var p lineParts
+	p.head = l.step
 	if l.count != "" {
-		b.WriteString(" " + l.count)
+		p.head += " " + l.count
 	}
 	if l.total > 0 {
 		frac := min(float64(l.done)/float64(l.total), 1)
@@ -266,20 +277,105 @@ func (l progressLine) render(elapsed, inStep time.Duration) string {
 		if filled < barWidth {
 			bar += ">" + strings.Repeat(" ", barWidth-filled-1)
 		}
-		fmt.Fprintf(&b, " [%s] %3d%%", bar, int(frac*100))
+		p.bar = " [" + bar + "]"
+		p.pct = fmt.Sprintf(" %3d%%", int(frac*100))
 	}
-	b.WriteString("  " + clock(elapsed))
+	p.clock = "  " + clock(elapsed)
 	left, ok := timeLeft(l.done, l.total, inStep)
 	if l.ownPace {
 		left, ok = roundLeft(l.left), l.left > 0
 	}
 	if ok {
-		b.WriteString(", about " + clock(left) + " left")
+		p.left = ", about " + clock(left) + " left"
 	}
 	if l.now != "" {
-		b.WriteString("  " + l.now)
+		p.now = "  " + l.now
 	}
-	return b.String()
+	return p
+}
+
+func (p lineParts) join() string {
+	return p.head + p.bar + p.pct + p.clock + p.left + p.now
+}
+
+// minName is the fewest columns of a book's name the line keeps before it
+// gives up its count and its time left: less hardly names a book.
+const minName = 20
+
+// fit lays the line out in cols terminal columns. What is under way, the
+// book's name above all, is what a glance at the line is for: the bar,
+// the clock and the words around the time left give way first, then the
+// name loses its middle, down to minName columns, before the count and
+// then the time left go.
+func (l progressLine) fit(elapsed, inStep time.Duration, cols int) string {
+	p := l.parts(elapsed, inStep)
+	fits := func() bool { return columns(p.join()) <= cols }
+	for _, cut := range []func(){
+		func() { p.bar = "" },
+		func() { p.left = strings.Replace(p.left, ", about ", ", ", 1) },
+		func() {
+			if p.left != "" {
+				p.clock, p.left = "", "  "+strings.TrimPrefix(p.left, ", ")
+			}
+		},
+	} {
+		if fits() {
+			return p.join()
+		}
+		cut()
+	}
+	if fits() || p.now == "" {
+		return fitColumns(p.join(), cols)
+	}
+	drops := []func(){func() {}, func() { p.head = l.step }, func() { p.clock, p.left = "", "" }}
+	for i, drop := range drops {
+		drop()
+		room := cols - columns(p.join()) + columns(p.now)
+		if now, kept := elideName(p.now, room); kept >= minName || i == len(drops)-1 {
+			p.now = now
+			break
+		}
+	}
+	return fitColumns(p.join(), cols)
+}
+
+// elideName shortens s to cols columns by the middle of the first quoted
+// name in it (`parsing "The Hist…Rome" (1.2 MB)`), keeping its start and
+// its end, which tell editions apart, and returns it with the columns of
+// the name it kept. When that is not enough, s is cut at its end.
+func elideName(s string, cols int) (string, int) {
+	i := strings.IndexByte(s, '"')
+	quoted, err := strconv.QuotedPrefix(s[max(i, 0):])
+	if i < 0 || err != nil {
+		return fitColumns(s, cols), 0
+	}
+	name := []rune(quoted[1 : len(quoted)-1])
+	over := columns(s) - cols
+	if over <= 0 {
+		return s, columns(string(name))
+	}
+	keep := columns(string(name)) - over - 1 // the ellipsis takes a column
+	if keep < 2 {
+		return fitColumns(s, cols), 0
+	}
+	// Columns from each end: wide characters count two.
+	var head, tail []rune
+	for used, k := 0, 0; k < len(name); k++ {
+		if used += runeColumns(name[k]); used > (keep+1)/2 {
+			break
+		}
+		head = name[:k+1]
+	}
+	for used, k := 0, len(name)-1; k >= 0; k-- {
+		if used += runeColumns(name[k]); used > keep/2 {
+			break
+		}
+		tail = name[k:]
+	}
+	// An escape cut in two would show half of it: the head does not end
+	// in its backslash.
+	h := strings.TrimRight(string(head), `\`)
+	return fitColumns(s[:i]+`"`+h+"…"+string(tail)+`"`+s[i+len(quoted):], cols), columns(h + string(tail))
 }
 
 // timeLeft estimates the rest of a step from its pace so far; not before
@@ -319,25 +415,31 @@ func clock(d time.Duration) string {
 // line longer than the terminal wraps, and the next draw cannot take the
 // wrapped part back. East Asian wide characters take two columns.
 func fitColumns(s string, cols int) string {
-	colsOf := func(r rune) int {
-		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
-			return 2
-		}
-		return 1
-	}
-	total := 0
-	for _, r := range s {
-		total += colsOf(r)
-	}
-	if total <= cols {
+	if columns(s) <= cols {
 		return s
 	}
 	used := 0
 	for i, r := range s {
-		if used+colsOf(r) > cols-1 {
+		if used+runeColumns(r) > cols-1 {
 			return s[:i] + "…"
 		}
-		used += colsOf(r)
+		used += runeColumns(r)
 	}
 	return s
+}
+
+// columns is how many terminal columns s takes.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeColumns(r)
+	}
+	return n
+}
+
+func runeColumns(r rune) int {
+	if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+		return 2
+	}
+	return 1
 }
