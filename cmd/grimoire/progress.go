@@ -36,6 +36,8 @@ type progress struct {
 	start   time.Time
 	quit    chan struct{}
 	stopped chan struct{}
+	// now is the clock, which tests set.
+	now func() time.Time
 
 	mu   sync.Mutex
 	line progressLine
@@ -46,6 +48,8 @@ type progress struct {
 	drawn     bool
 	lastDraw  time.Time
 	finished  bool
+	// pace moves OCR's estimate of the time left between its pages.
+	pace ocrPace
 }
 
 // progressLine is what the line says.
@@ -68,7 +72,7 @@ type progressLine struct {
 const progressDelay = time.Second
 
 func (a *app) newProgress() *progress {
-	p := &progress{w: a.stderr, fd: -1, start: a.started}
+	p := &progress{w: a.stderr, fd: -1, start: a.started, now: time.Now}
 	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.fd, p.enabled = int(f.Fd()), true
 		p.quit, p.stopped = make(chan struct{}), make(chan struct{})
@@ -114,13 +118,17 @@ func (p *progress) show(l progressLine) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.now()
 	if !l.ownPace && l.step != p.clocked {
-		p.stepStart, p.clocked = time.Now(), l.step
+		p.stepStart, p.clocked = now, l.step
+	}
+	if l.ownPace {
+		p.pace.observe(l, now)
 	}
 	p.line = l
 	// Changes come far faster than anyone reads; the ticker draws the
 	// last one in any case.
-	if time.Since(p.lastDraw) >= 100*time.Millisecond {
+	if now.Sub(p.lastDraw) >= 100*time.Millisecond {
 		p.draw()
 	}
 }
@@ -236,7 +244,7 @@ func (p *progress) done() {
 // draw writes the line over the one on screen, once the command has run
 // for progressDelay. It runs under p.mu.
 func (p *progress) draw() {
-	now := time.Now()
+	now := p.now()
 	if p.finished || p.line.step == "" || now.Sub(p.start) < progressDelay {
 		return
 	}
@@ -244,9 +252,59 @@ func (p *progress) draw() {
 	if c, _, err := term.GetSize(p.fd); err == nil && c > 0 {
 		cols = c
 	}
-	s := p.line.fit(now.Sub(p.start), now.Sub(p.stepStart), cols-1)
-	io.WriteString(p.w, "\r"+s+"\x1b[K")
+	io.WriteString(p.w, "\r"+p.text(now, cols-1)+"\x1b[K")
 	p.drawn, p.lastDraw = true, now
+}
+
+// text is the line as it reads at now, in cols columns. It runs under
+// p.mu.
+func (p *progress) text(now time.Time, cols int) string {
+	l := p.line
+	if l.ownPace {
+		l.left = p.pace.leftAt(now)
+	}
+	return l.fit(now.Sub(p.start), now.Sub(p.stepStart), cols)
+}
+
+// ocrPace keeps OCR's estimate of the time left moving between pages,
+// which may each take minutes: from the estimate given with the last page
+// read, the time since is taken off, and once the page under way has
+// taken longer than the pace so far allows, the estimate is the pace it
+// would make, were it done now. Its clock is the drawer's.
+type ocrPace struct {
+	total, done int64
+	// start is the first line of the book's OCR; last, the last page read.
+	start, last time.Time
+	// read counts the pages read since start.
+	read int64
+	// left is the estimate given with the last page; 0: none yet.
+	left time.Duration
+}
+
+// observe takes a line of OCR's progress shown at now. A line of another
+// book, or of a book started again, starts the clock again.
+func (o *ocrPace) observe(l progressLine, now time.Time) {
+	if o.start.IsZero() || l.total != o.total || l.done < o.done {
+		*o = ocrPace{total: l.total, done: l.done, start: now, last: now, left: l.left}
+		return
+	}
+	if l.done > o.done {
+		o.read += l.done - o.done
+		o.done, o.last, o.left = l.done, now, l.left
+	}
+}
+
+// leftAt is the estimate of the time left at now; 0 when there is none.
+func (o *ocrPace) leftAt(now time.Time) time.Duration {
+	if o.left <= 0 {
+		return 0
+	}
+	left := o.left - now.Sub(o.last)
+	if rest := o.total - o.done; o.read > 0 && rest > 1 {
+		perPage := now.Sub(o.start) / time.Duration(o.read+1)
+		left = max(left, time.Duration(rest-1)*perPage)
+	}
+	return max(left, 0)
 }
 
 // render writes the line: `indexing book 3/12 [=====>     ] 41%  1m12s,

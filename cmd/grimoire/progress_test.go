@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -125,3 +128,47 @@ func TestProgressLineFit(t *testing.T) {
 		})
 	}
 }
+
+// TestOCRTimeLeftMoves follows a scan's OCR on a fake clock: the estimate
+// of the time left counts down while a page is read, and grows once the
+// page takes longer than the pace so far, rather than standing still
+// until the page is done.
+func TestOCRTimeLeftMoves(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	now := t0
+	p := &progress{w: io.Discard, fd: -1, enabled: true, start: t0.Add(-time.Hour), now: func() time.Time { return now }}
+	page := func(done int, left time.Duration) progressLine {
+		return progressLine{step: "OCR", done: int64(done), total: 10, count: fmt.Sprintf("%d/10 pages", done), now: `"Logbook"`, ownPace: true, left: left}
+	}
+	steps := []struct {
+		at   time.Duration // since t0
+		line *progressLine // shown then; nil: only the clock moves
+		want string        // the time left the line says, "" for none
+	}{
+		{0, ptr(page(0, 0)), ""},
+		{30 * time.Second, nil, ""},
+		{time.Minute, ptr(page(1, 9*time.Minute)), "about 9m00s left"},
+		{90 * time.Second, nil, "about 8m30s left"},
+		{2 * time.Minute, nil, "about 8m00s left"},
+		// The second page has taken two minutes, twice the pace: were it
+		// done now, eight pages at 1m30s each would be left.
+		{3 * time.Minute, nil, "about 12m00s left"},
+		{4 * time.Minute, nil, "about 16m00s left"},
+		{4 * time.Minute, ptr(page(2, 16*time.Minute)), "about 16m00s left"},
+		{5 * time.Minute, nil, "about 15m00s left"},
+	}
+	for _, st := range steps {
+		now = t0.Add(st.at)
+		if st.line != nil {
+			p.show(*st.line)
+		}
+		p.mu.Lock()
+		got := p.text(now, 200)
+		p.mu.Unlock()
+		if st.want == "" && strings.Contains(got, " left") || st.want != "" && !strings.Contains(got, ", "+st.want+"  ") {
+			t.Errorf("at %v: %q, want %q", st.at, got, st.want)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
