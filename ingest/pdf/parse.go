@@ -216,8 +216,7 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 		// Indexed for what text it has; the rest would need OCR.
 		p.e.log.Warn("pdf: most pages have no text layer (scanned pages need OCR)", "pages", len(raw), "without text", empty)
 	}
-	p.body = bodySize(p.pages)
-	dropFurniture(p.pages, p.body)
+	p.body = dropPageFurniture(p.pages)
 	scans := make(map[int]bool, len(p.scanned))
 	for _, n := range p.scanned {
 		scans[n-1] = true
