@@ -159,6 +159,12 @@ func (p *progress) ingest(g ingest.Progress) {
 		p.show(ocrLine(g))
 		return
 	}
+	p.show(bookLine(g))
+}
+
+// bookLine is the line while a book is indexed: the book and its
+// stage, with the run measured by the size of its books.
+func bookLine(g ingest.Progress) progressLine {
 	n := min(g.BooksDone+1, g.BooksTotal)
 	l := progressLine{step: "indexing", done: g.BytesDone, total: g.BytesTotal, count: fmt.Sprintf("book %s/%s", grouped(n), grouped(g.BooksTotal))}
 	title := fmt.Sprintf("%q", g.Book)
@@ -179,7 +185,7 @@ func (p *progress) ingest(g ingest.Progress) {
 		l.count = "books " + grouped(g.BooksTotal) + "/" + grouped(g.BooksTotal)
 		l.now = "updating the index's statistics"
 	}
-	p.show(l)
+	return l
 }
 
 // ocrLine is the line while OCR reads a book's scans: its pages read of
@@ -217,6 +223,38 @@ func (p *progress) println(w io.Writer, s string) {
 	}
 	fmt.Fprintln(w, s)
 	p.draw()
+}
+
+// restart starts the clock again at now for a new piece of work, as a
+// watch does for each book: its line shows once that has run for
+// progressDelay, and the line on screen goes meanwhile.
+func (p *progress) restart(now time.Time) {
+	if !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start, p.stepStart, p.clocked = now, now, ""
+	p.erase()
+}
+
+// hide takes the line away until another is shown.
+func (p *progress) hide() {
+	if !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.erase()
+}
+
+// erase clears the line on screen and what it says. It runs under p.mu.
+func (p *progress) erase() {
+	p.line = progressLine{}
+	if p.drawn {
+		io.WriteString(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
 }
 
 // done removes the line for good.
