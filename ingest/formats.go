@@ -44,12 +44,14 @@ type Format struct {
 	// a format that reads any text.
 	Magic string
 	// EmptyFails makes a document of the format without text fail its
-	// book, where the user can act on it (OCR a scan); a note without text
-	// is only empty.
+	// book, where the user sees it and can act on it (OCR a scan), as a
+	// file of 0 bytes is reported and never a book: a note of front
+	// matter alone is no book of 0 passages. Only an mdBook, a folder
+	// whose SUMMARY.md lists its chapters, is kept without text.
 	EmptyFails bool
 	// NoTextHint is the failure recorded for a book of the format without
-	// text, unless its parser's error already names OCR; empty: "no text
-	// found".
+	// text, unless its parser's error already names OCR; empty: the
+	// parser's own words, else "no text found".
 	NoTextHint string
 	// Folder: the format's books are folders, which the walk finds (see
 	// internal/mdbook); no extension names them, and the pipeline hands
@@ -100,9 +102,7 @@ func Formats() Registry {
 		// users know them apart.
 		{Type: doc.MOBI, Extensions: []string{".mobi", ".azw", ".prc"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
 		{Type: doc.AZW3, Extensions: []string{".azw3"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
-		// An RTF file is as often a note (TextEdit's default) as a book:
-		// without text it is only empty.
-		{Type: doc.RTF, Extensions: []string{".rtf"}, Magic: "{\\rtf", open: stateless(rtf.Parse)},
+		{Type: doc.RTF, Extensions: []string{".rtf"}, Magic: "{\\rtf", EmptyFails: true, open: stateless(rtf.Parse)},
 		{Type: doc.DOCX, Extensions: []string{".docx"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(docx.Parse)},
 		{Type: doc.ODT, Extensions: []string{".odt"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(odt.Parse)},
 		{Type: doc.HTMLZ, Extensions: []string{".htmlz"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(html.ParseHTMLZ)},
@@ -118,8 +118,12 @@ func Formats() Registry {
 			open:       stateless(html.Parse),
 		},
 		{Type: doc.MDBook, Folder: true, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
-		{Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, open: stateless(parseMarkdown)},
-		{Type: doc.Text, Extensions: []string{".txt", ".text"}, open: stateless(text.Parse)},
+		{
+			Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, EmptyFails: true,
+			NoTextHint: "no text found: the file holds nothing but front matter, headings or blank lines",
+			open:       stateless(parseMarkdown),
+		},
+		{Type: doc.Text, Extensions: []string{".txt", ".text"}, EmptyFails: true, open: stateless(text.Parse)},
 	}
 }
 

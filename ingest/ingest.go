@@ -986,8 +986,7 @@ func failureReason(f Format, err error) string {
 			return err.Error()
 		}
 		return f.NoTextHint
-	case errors.Is(err, doc.ErrNoText):
-		return "no text found"
 	}
+	// A parser's "no text found" says what it found instead.
 	return err.Error()
 }

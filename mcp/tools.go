@@ -161,7 +161,7 @@ func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listB
 		}
 		fmt.Fprintf(&b, " (%s, %s, %s)", bk.SourceType, plural.Count(bk.Chapters, "chapter"), bk.Status)
 		if len(bk.Tags) > 0 {
-			fmt.Fprintf(&b, " tags: %s", strings.Join(bk.Tags, ", "))
+			fmt.Fprintf(&b, " tags: %s", retrieve.JoinTags(bk.Tags))
 		}
 		b.WriteString("\n")
 	}

@@ -61,6 +61,15 @@ type CatalogView struct {
 	Identifiers map[string]string `json:"identifiers,omitempty"`
 }
 
+// TagSeparator parts a book's tags where text lists them on one line. A
+// tag may hold commas (calibre's "Fiction, general", a subject heading's
+// "Bennet, Elizabeth -- Fiction"), so a comma cannot part them; JSON keeps
+// them as a list.
+const TagSeparator = " | "
+
+// JoinTags writes tags on one line, parted by TagSeparator.
+func JoinTags(tags []string) string { return strings.Join(tags, TagSeparator) }
+
 func catalogView(c index.Catalog) CatalogView {
 	return CatalogView{Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags, Publisher: c.Publisher,
 		Published: c.Published, Identifiers: c.Identifiers}

@@ -1,13 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
@@ -118,7 +124,7 @@ func TestCalibreLibrary(t *testing.T) {
 	}
 
 	human := ok(t, lib, "list")
-	if !strings.Contains(human, "TAGS") || !strings.Contains(human, "Fantasy, Dragons") || !strings.Contains(human, "Dragon Saga 2") {
+	if !strings.Contains(human, "TAGS") || !strings.Contains(human, "Fantasy | Dragons") || !strings.Contains(human, "Dragon Saga 2") {
 		t.Errorf("list does not show series and tags:\n%s", human)
 	}
 
@@ -227,5 +233,61 @@ func TestCorpusCalibreLibrary(t *testing.T) {
 	}
 	if b := books["The Adventures of Sherlock Holmes"]; b.SourceType != "epub" || !slices.Contains(b.Tags, "Detective and mystery stories") {
 		t.Errorf("Sherlock Holmes: %+v", b)
+	}
+}
+
+// TestCalibreTagWithComma: a calibre tag that holds a comma stays one tag:
+// a list in JSON, parted from the others unmistakably in list's table and
+// list_books' text, and a filter that names it whole finds the book.
+func TestCalibreTagWithComma(t *testing.T) {
+	lib := t.TempDir()
+	cal := filepath.Join(lib, "Calibre Library")
+	writeFile(t, filepath.Join(cal, "metadata.db"), "")
+	entry := filepath.Join(cal, "Ann Author", "Harbour Tales (1)")
+	writeFile(t, filepath.Join(entry, "metadata.opf"), calibreOPF("Harbour Tales", "Ann Author", "", "", "Fiction, general", "Sea stories"))
+	writeFile(t, filepath.Join(entry, "Harbour Tales - Ann Author.txt"), "Harbour Tales\n\nThe pilot boat waited by the harbour mouth for the tide to turn.\n")
+	ok(t, lib, "sync")
+
+	want := []string{"Fiction, general", "Sea stories"}
+	if b := booksByTitle(t, lib)["Harbour Tales"]; !slices.Equal(b.Tags, want) {
+		t.Errorf("tags %q, want %q", b.Tags, want)
+	}
+	if human := ok(t, lib, "list"); !strings.Contains(human, "Fiction, general | Sea stories") {
+		t.Errorf("list does not part the tags unmistakably:\n%s", human)
+	}
+	for _, args := range [][]string{
+		{"list", "--tag", "Fiction, general"},
+		{"query", "pilot boat harbour", "--tag", "fiction, GENERAL"},
+	} {
+		var got []struct{ Title string }
+		okJSON(t, &got, lib, args...)
+		if len(got) == 0 || got[0].Title != "Harbour Tales" {
+			t.Errorf("%q: %+v, want the book", args, got)
+		}
+	}
+
+	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+		cmd := exec.CommandContext(ctx, command, args...)
+		cmd.Env, cmd.Dir = env, lib
+		return cmd, nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res := callTool(t, c, "list_books", map[string]any{"tag": "Fiction, general"})
+	var text string
+	for _, part := range res.Content {
+		if tc, ok := part.(mcpgo.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if res.IsError || !strings.Contains(text, "tags: Fiction, general | Sea stories") {
+		t.Errorf("list_books says:\n%s\nwant its tags parted unmistakably", text)
 	}
 }

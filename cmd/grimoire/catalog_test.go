@@ -57,7 +57,7 @@ func TestFileCatalog(t *testing.T) {
 	}
 
 	human := ok(t, lib, "list")
-	if !strings.Contains(human, "Lighthouses, Sea stories") || !strings.Contains(human, "Coast Tales 2") {
+	if !strings.Contains(human, "Lighthouses | Sea stories") || !strings.Contains(human, "Coast Tales 2") {
 		t.Errorf("list does not show the EPUB's series and tags:\n%s", human)
 	}
 	if got := booksByTitle(t, lib, "--tag", "sea stories"); len(got) != 1 || got["The Keeper's Log"].Slug == "" {

@@ -67,7 +67,7 @@ func (a *app) listCmd() *cobra.Command {
 					fmt.Fprintf(tw, "\t%s", field(clip(series, 30)))
 				}
 				if withTags {
-					fmt.Fprintf(tw, "\t%s", field(clip(strings.Join(b.Tags, ", "), 40)))
+					fmt.Fprintf(tw, "\t%s", field(clip(retrieve.JoinTags(b.Tags), 40)))
 				}
 				fmt.Fprintln(tw)
 			}

@@ -379,3 +379,23 @@ func TestDjVuDrawingKilledLeavesNoCopy(t *testing.T) {
 		}
 	}
 }
+
+// TestOCRScanTitledByFileName: a scanned PDF whose file names no title is
+// called by its file name, as a text PDF without one is, and not by the
+// first line OCR read on it.
+func TestOCRScanTitledByFileName(t *testing.T) {
+	needTesseract(t)
+	lib := t.TempDir()
+	writeFile(t, filepath.Join(lib, "Harbour Logbook.pdf"), string(testbook.ScannedPDF(t,
+		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
+	var s syncOut
+	okJSON(t, &s, lib, "sync")
+	if s.Ingested != 1 || s.Failed != 0 {
+		t.Fatalf("sync %+v, want the scan ingested", s)
+	}
+	var books []bookOut
+	okJSON(t, &books, lib, "list")
+	if len(books) != 1 || books[0].Title != "Harbour Logbook" || books[0].Slug != "harbour-logbook" {
+		t.Errorf("listed %+v, want one book titled %q with slug %q", books, "Harbour Logbook", "harbour-logbook")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,8 @@ type progress struct {
 	start   time.Time
 	quit    chan struct{}
 	stopped chan struct{}
+	// now is the clock, which tests set.
+	now func() time.Time
 
 	mu   sync.Mutex
 	line progressLine
@@ -45,6 +48,8 @@ type progress struct {
 	drawn     bool
 	lastDraw  time.Time
 	finished  bool
+	// pace moves OCR's estimate of the time left between its pages.
+	pace ocrPace
 }
 
 // progressLine is what the line says.
@@ -67,7 +72,7 @@ type progressLine struct {
 const progressDelay = time.Second
 
 func (a *app) newProgress() *progress {
-	p := &progress{w: a.stderr, fd: -1, start: a.started}
+	p := &progress{w: a.stderr, fd: -1, start: a.started, now: time.Now}
 	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.fd, p.enabled = int(f.Fd()), true
 		p.quit, p.stopped = make(chan struct{}), make(chan struct{})
@@ -113,13 +118,17 @@ func (p *progress) show(l progressLine) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	now := p.now()
 	if !l.ownPace && l.step != p.clocked {
-		p.stepStart, p.clocked = time.Now(), l.step
+		p.stepStart, p.clocked = now, l.step
+	}
+	if l.ownPace {
+		p.pace.observe(l, now)
 	}
 	p.line = l
 	// Changes come far faster than anyone reads; the ticker draws the
 	// last one in any case.
-	if time.Since(p.lastDraw) >= 100*time.Millisecond {
+	if now.Sub(p.lastDraw) >= 100*time.Millisecond {
 		p.draw()
 	}
 }
@@ -150,6 +159,12 @@ func (p *progress) ingest(g ingest.Progress) {
 		p.show(ocrLine(g))
 		return
 	}
+	p.show(bookLine(g))
+}
+
+// bookLine is the line while a book is indexed: the book and its
+// stage, with the run measured by the size of its books.
+func bookLine(g ingest.Progress) progressLine {
 	n := min(g.BooksDone+1, g.BooksTotal)
 	l := progressLine{step: "indexing", done: g.BytesDone, total: g.BytesTotal, count: fmt.Sprintf("book %s/%s", grouped(n), grouped(g.BooksTotal))}
 	title := fmt.Sprintf("%q", g.Book)
@@ -170,7 +185,7 @@ func (p *progress) ingest(g ingest.Progress) {
 		l.count = "books " + grouped(g.BooksTotal) + "/" + grouped(g.BooksTotal)
 		l.now = "updating the index's statistics"
 	}
-	p.show(l)
+	return l
 }
 
 // ocrLine is the line while OCR reads a book's scans: its pages read of
@@ -210,6 +225,38 @@ func (p *progress) println(w io.Writer, s string) {
 	p.draw()
 }
 
+// restart starts the clock again at now for a new piece of work, as a
+// watch does for each book: its line shows once that has run for
+// progressDelay, and the line on screen goes meanwhile.
+func (p *progress) restart(now time.Time) {
+	if !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.start, p.stepStart, p.clocked = now, now, ""
+	p.erase()
+}
+
+// hide takes the line away until another is shown.
+func (p *progress) hide() {
+	if !p.enabled {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.erase()
+}
+
+// erase clears the line on screen and what it says. It runs under p.mu.
+func (p *progress) erase() {
+	p.line = progressLine{}
+	if p.drawn {
+		io.WriteString(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
+}
+
 // done removes the line for good.
 func (p *progress) done() {
 	if !p.enabled {
@@ -235,7 +282,7 @@ func (p *progress) done() {
 // draw writes the line over the one on screen, once the command has run
 // for progressDelay. It runs under p.mu.
 func (p *progress) draw() {
-	now := time.Now()
+	now := p.now()
 	if p.finished || p.line.step == "" || now.Sub(p.start) < progressDelay {
 		return
 	}
@@ -243,9 +290,59 @@ func (p *progress) draw() {
 	if c, _, err := term.GetSize(p.fd); err == nil && c > 0 {
 		cols = c
 	}
-	s := p.line.render(now.Sub(p.start), now.Sub(p.stepStart))
-	io.WriteString(p.w, "\r"+fitColumns(s, cols-1)+"\x1b[K")
+	io.WriteString(p.w, "\r"+p.text(now, cols-1)+"\x1b[K")
 	p.drawn, p.lastDraw = true, now
+}
+
+// text is the line as it reads at now, in cols columns. It runs under
+// p.mu.
+func (p *progress) text(now time.Time, cols int) string {
+	l := p.line
+	if l.ownPace {
+		l.left = p.pace.leftAt(now)
+	}
+	return l.fit(now.Sub(p.start), now.Sub(p.stepStart), cols)
+}
+
+// ocrPace keeps OCR's estimate of the time left moving between pages,
+// which may each take minutes: from the estimate given with the last page
+// read, the time since is taken off, and once the page under way has
+// taken longer than the pace so far allows, the estimate is the pace it
+// would make, were it done now. Its clock is the drawer's.
+type ocrPace struct {
+	total, done int64
+	// start is the first line of the book's OCR; last, the last page read.
+	start, last time.Time
+	// read counts the pages read since start.
+	read int64
+	// left is the estimate given with the last page; 0: none yet.
+	left time.Duration
+}
+
+// observe takes a line of OCR's progress shown at now. A line of another
+// book, or of a book started again, starts the clock again.
+func (o *ocrPace) observe(l progressLine, now time.Time) {
+	if o.start.IsZero() || l.total != o.total || l.done < o.done {
+		*o = ocrPace{total: l.total, done: l.done, start: now, last: now, left: l.left}
+		return
+	}
+	if l.done > o.done {
+		o.read += l.done - o.done
+		o.done, o.last, o.left = l.done, now, l.left
+	}
+}
+
+// leftAt is the estimate of the time left at now; 0 when there is none.
+func (o *ocrPace) leftAt(now time.Time) time.Duration {
+	if o.left <= 0 {
+		return 0
+	}
+	left := o.left - now.Sub(o.last)
+	if rest := o.total - o.done; o.read > 0 && rest > 1 {
+		perPage := now.Sub(o.start) / time.Duration(o.read+1)
+		left = max(left, time.Duration(rest-1)*perPage)
+	}
+	return max(left, 0)
 }
 
 // render writes the line: `indexing book 3/12 [=====>     ] 41%  1m12s,
@@ -253,10 +350,20 @@ func (p *progress) draw() {
 // since the command began; inStep, since the step did, which the
 // estimate of the time left is drawn from.
 func (l progressLine) render(elapsed, inStep time.Duration) string {
-	var b strings.Builder
-	b.WriteString(l.step)
+	return l.parts(elapsed, inStep).join()
+}
+
+// lineParts are the fields of a progress line, each written with the
+// spaces that lead it, so that any may be left out.
+type lineParts struct {
+	head, bar, pct, clock, left, now string
+}
+
+func (l progressLine) parts(elapsed, inStep time.Duration) lineParts {
+	var p lineParts
+	p.head = l.step
 	if l.count != "" {
-		b.WriteString(" " + l.count)
+		p.head += " " + l.count
 	}
 	if l.total > 0 {
 		frac := min(float64(l.done)/float64(l.total), 1)
@@ -266,20 +373,105 @@ func (l progressLine) render(elapsed, inStep time.Duration) string {
 		if filled < barWidth {
 			bar += ">" + strings.Repeat(" ", barWidth-filled-1)
 		}
-		fmt.Fprintf(&b, " [%s] %3d%%", bar, int(frac*100))
+		p.bar = " [" + bar + "]"
+		p.pct = fmt.Sprintf(" %3d%%", int(frac*100))
 	}
-	b.WriteString("  " + clock(elapsed))
+	p.clock = "  " + clock(elapsed)
 	left, ok := timeLeft(l.done, l.total, inStep)
 	if l.ownPace {
 		left, ok = roundLeft(l.left), l.left > 0
 	}
 	if ok {
-		b.WriteString(", about " + clock(left) + " left")
+		p.left = ", about " + clock(left) + " left"
 	}
 	if l.now != "" {
-		b.WriteString("  " + l.now)
+		p.now = "  " + l.now
 	}
-	return b.String()
+	return p
+}
+
+func (p lineParts) join() string {
+	return p.head + p.bar + p.pct + p.clock + p.left + p.now
+}
+
+// minName is the fewest columns of a book's name the line keeps before it
+// gives up its count and its time left: less hardly names a book.
+const minName = 20
+
+// fit lays the line out in cols terminal columns. What is under way, the
+// book's name above all, is what a glance at the line is for: the bar,
+// the clock and the words around the time left give way first, then the
+// name loses its middle, down to minName columns, before the count and
+// then the time left go.
+func (l progressLine) fit(elapsed, inStep time.Duration, cols int) string {
+	p := l.parts(elapsed, inStep)
+	fits := func() bool { return columns(p.join()) <= cols }
+	for _, cut := range []func(){
+		func() { p.bar = "" },
+		func() { p.left = strings.Replace(p.left, ", about ", ", ", 1) },
+		func() {
+			if p.left != "" {
+				p.clock, p.left = "", "  "+strings.TrimPrefix(p.left, ", ")
+			}
+		},
+	} {
+		if fits() {
+			return p.join()
+		}
+		cut()
+	}
+	if fits() || p.now == "" {
+		return fitColumns(p.join(), cols)
+	}
+	drops := []func(){func() {}, func() { p.head = l.step }, func() { p.clock, p.left = "", "" }}
+	for i, drop := range drops {
+		drop()
+		room := cols - columns(p.join()) + columns(p.now)
+		if now, kept := elideName(p.now, room); kept >= minName || i == len(drops)-1 {
+			p.now = now
+			break
+		}
+	}
+	return fitColumns(p.join(), cols)
+}
+
+// elideName shortens s to cols columns by the middle of the first quoted
+// name in it (`parsing "The Hist…Rome" (1.2 MB)`), keeping its start and
+// its end, which tell editions apart, and returns it with the columns of
+// the name it kept. When that is not enough, s is cut at its end.
+func elideName(s string, cols int) (string, int) {
+	i := strings.IndexByte(s, '"')
+	quoted, err := strconv.QuotedPrefix(s[max(i, 0):])
+	if i < 0 || err != nil {
+		return fitColumns(s, cols), 0
+	}
+	name := []rune(quoted[1 : len(quoted)-1])
+	over := columns(s) - cols
+	if over <= 0 {
+		return s, columns(string(name))
+	}
+	keep := columns(string(name)) - over - 1 // the ellipsis takes a column
+	if keep < 2 {
+		return fitColumns(s, cols), 0
+	}
+	// Columns from each end: wide characters count two.
+	var head, tail []rune
+	for used, k := 0, 0; k < len(name); k++ {
+		if used += runeColumns(name[k]); used > (keep+1)/2 {
+			break
+		}
+		head = name[:k+1]
+	}
+	for used, k := 0, len(name)-1; k >= 0; k-- {
+		if used += runeColumns(name[k]); used > keep/2 {
+			break
+		}
+		tail = name[k:]
+	}
+	// An escape cut in two would show half of it: the head does not end
+	// in its backslash.
+	h := strings.TrimRight(string(head), `\`)
+	return fitColumns(s[:i]+`"`+h+"…"+string(tail)+`"`+s[i+len(quoted):], cols), columns(h + string(tail))
 }
 
 // timeLeft estimates the rest of a step from its pace so far; not before
@@ -319,25 +511,31 @@ func clock(d time.Duration) string {
 // line longer than the terminal wraps, and the next draw cannot take the
 // wrapped part back. East Asian wide characters take two columns.
 func fitColumns(s string, cols int) string {
-	colsOf := func(r rune) int {
-		if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
-			return 2
-		}
-		return 1
-	}
-	total := 0
-	for _, r := range s {
-		total += colsOf(r)
-	}
-	if total <= cols {
+	if columns(s) <= cols {
 		return s
 	}
 	used := 0
 	for i, r := range s {
-		if used+colsOf(r) > cols-1 {
+		if used+runeColumns(r) > cols-1 {
 			return s[:i] + "…"
 		}
-		used += colsOf(r)
+		used += runeColumns(r)
 	}
 	return s
+}
+
+// columns is how many terminal columns s takes.
+func columns(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeColumns(r)
+	}
+	return n
+}
+
+func runeColumns(r rune) int {
+	if k := width.LookupRune(r).Kind(); k == width.EastAsianWide || k == width.EastAsianFullwidth {
+		return 2
+	}
+	return 1
 }

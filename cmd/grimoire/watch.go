@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/grimoire-search/grimoire/ingest"
 )
 
 func (a *app) watchCmd() *cobra.Command {
@@ -31,8 +33,15 @@ rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
 			}
 			// What the watch does goes to stdout, a line per change.
 			log := a.watchLog(a.stdout)
+			// A book that takes long says how it is getting on.
+			prog := a.newWatchProgress(log)
+			defer prog.done()
 			opts.Reconcile.Changed = log.reconciled
-			opts.Ingest.Finished = log.ingested
+			opts.Ingest.Progress = prog.ingest
+			opts.Ingest.Finished = func(o ingest.Outcome) {
+				prog.finished()
+				log.ingested(o)
+			}
 			fmt.Fprintf(a.stderr, "grimoire: watching %s, index %s; Ctrl-C to stop\n", plural(len(a.cfg.Library), "folder"), a.cfg.DBPath)
 			return a.watchTakingRequests(ctx, w, opts, "grimoire watch")
 		},

@@ -37,6 +37,8 @@ type parse struct {
 	scanning   bool
 	recognised map[int]string
 	scanned    []int
+	// read are the pages (0-based) whose blocks OCR read.
+	read map[int]bool
 }
 
 type metaResult struct {
@@ -214,8 +216,7 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 		// Indexed for what text it has; the rest would need OCR.
 		p.e.log.Warn("pdf: most pages have no text layer (scanned pages need OCR)", "pages", len(raw), "without text", empty)
 	}
-	p.body = bodySize(p.pages)
-	dropFurniture(p.pages, p.body)
+	p.body = dropPageFurniture(p.pages)
 	scans := make(map[int]bool, len(p.scanned))
 	for _, n := range p.scanned {
 		scans[n-1] = true
@@ -224,9 +225,11 @@ func (p *parse) layout(ctx context.Context, raw []*rawPage) error {
 	// text as well.
 	read := map[int]int{} // page → its place in readPages
 	var readPages [][]block
+	p.read = map[int]bool{}
 	for i := range p.pages {
 		if text, ok := p.recognised[i+1]; ok && scans[i] {
 			read[i] = len(readPages)
+			p.read[i] = true
 			readPages = append(readPages, recognisedBlocks(i, text))
 		}
 	}
@@ -350,9 +353,11 @@ func fromPDFium(pd *pdfiumDoc) ([]outlineEntry, []string) {
 }
 
 // firstPageTitle is the block set largest on the first page with text,
-// when it is short enough to be a title.
+// when it is short enough to be a title. A page OCR read has no sizes to
+// tell a title by: its first line is as likely a printer's slug or a
+// running head, so a scan is left to be called by its file name.
 func (p *parse) firstPageTitle() string {
-	if len(p.blocks) == 0 {
+	if len(p.blocks) == 0 || p.read[p.blocks[0].page] {
 		return ""
 	}
 	page := p.blocks[0].page

@@ -12,14 +12,14 @@ import (
 // page): paragraphs separated by blank lines, lines by line breaks, joined
 // and mended at hyphens as extracted lines are. A first or last paragraph
 // that is only a page number is dropped, as dropFurniture drops one from a
-// text layer.
+// text layer, and so are a printer's slug and lines of bars.
 func recognisedBlocks(page int, text string) []block {
 	var out []block
 	for _, para := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n\n") {
 		var joined string
 		lines, hyphen := 0, false
 		for _, l := range strings.Split(para, "\n") {
-			if l = strings.TrimSpace(l); l == "" {
+			if l = strings.TrimSpace(l); l == "" || isPrinterSlug(l) || isBarLine(l) {
 				continue
 			}
 			joined = joinLines(joined, l, false)

@@ -32,7 +32,8 @@ func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if isBlank(s) {
+	// isBlank judges a line; the file's line breaks are whitespace too.
+	if strings.TrimSpace(s) == "" {
 		return nil, fmt.Errorf("%w: the file is empty or holds only whitespace", doc.ErrNoText)
 	}
 	lines := strings.Split(s, "\n")
@@ -41,8 +42,11 @@ func Parse(ctx context.Context, data []byte) (*doc.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(ps) == 0 {
+	if len(ps) == 0 && pg.found {
 		return nil, fmt.Errorf("%w: nothing between the Project Gutenberg header and footer", doc.ErrNoText)
+	}
+	if len(ps) == 0 {
+		return nil, fmt.Errorf("%w: nothing but blank lines and separators", doc.ErrNoText)
 	}
 	if pg.found {
 		// The footer's "End of the Project Gutenberg EBook of …" line is
