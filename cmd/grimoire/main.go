@@ -155,9 +155,9 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "grimoire",
 		Short: "Search your own books, from the terminal and from Claude",
-		Long: `grimoire keeps a folder of books (PDF, EPUB, Markdown, plain text) in sync with one
-local SQLite index and answers hybrid (full-text and vector) searches with
-exact citations. Nothing leaves your machine.`,
+		Long: `grimoire keeps a folder of books in sync with one local SQLite index and
+answers hybrid (full-text and vector) searches with exact citations. Nothing
+leaves your machine. It reads ` + strings.Join(ingest.Formats().Names(), ", ") + `.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
