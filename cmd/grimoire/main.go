@@ -162,7 +162,20 @@ leaves your machine. It reads ` + strings.Join(ingest.Formats().Names(), ", ") +
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.HasParent() {
+				return nil // the help needs no configuration
+			}
 			return a.setup(cmd)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Without a terminal a program runs grimoire, and what it reads
+			// on stdout is its input: a Claude Code older than 2.1.139 runs
+			// a hook's command without its args, and would put the help
+			// into every prompt.
+			if !a.stdinIsTerminal() {
+				cmd.SetOut(a.stderr)
+			}
+			return cmd.Help()
 		},
 	}
 	root.SetFlagErrorFunc(usageHint)
