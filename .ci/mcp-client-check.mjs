@@ -5,7 +5,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { isDeepStrictEqual } from "node:util";
 
 const [bin, library] = process.argv.slice(2);
 const want = ["get_book_outline", "get_section", "library_status", "list_books", "read_chunk_neighbors", "search"];
@@ -15,7 +16,12 @@ function fail(msg) {
   process.exit(1);
 }
 
+// The version the server gives clients is the one --version prints.
+const built = execFileSync(bin, ["--version"], { encoding: "utf8" }).trim().replace(/^grimoire version /, "");
+
 async function exercise(client, label) {
+  const info = client.getServerVersion();
+  if (info.version !== built) fail(`${label}: serverInfo.version ${info.version}, --version ${built}`);
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name).sort();
   if (JSON.stringify(names) !== JSON.stringify(want)) fail(`${label}: tools ${names}`);
@@ -29,6 +35,16 @@ async function exercise(client, label) {
     const r = await client.callTool({ name, arguments: args });
     if (r.isError) fail(`${label}: ${name} ${JSON.stringify(r.content)}`);
     if (!r.structuredContent) fail(`${label}: ${name} has no structured content`);
+    // The readable text first, then the structured content as JSON.
+    const texts = r.content.filter((c) => c.type === "text");
+    if (texts.length < 2) fail(`${label}: ${name} has ${texts.length} text blocks, want the readable one and the JSON`);
+    let serialized;
+    try {
+      serialized = JSON.parse(texts[texts.length - 1].text);
+    } catch (e) {
+      fail(`${label}: ${name}'s last text block is no JSON: ${e}`);
+    }
+    if (!isDeepStrictEqual(serialized, r.structuredContent)) fail(`${label}: ${name}'s JSON block is not its structured content`);
     return r.structuredContent;
   };
   const books = await call("list_books", {});
@@ -47,7 +63,7 @@ async function exercise(client, label) {
   await call("library_status", {});
   const bad = await client.callTool({ name: "get_book_outline", arguments: { book: "../../etc/passwd" } });
   if (!bad.isError) fail(`${label}: a path-like slug was not a tool error`);
-  console.log(`ok ${label}: 6 tools, read-only annotations, every tool answered (${books.books.length} books)`);
+  console.log(`ok ${label}: version ${info.version}, 6 tools, read-only annotations, every tool answered with its JSON (${books.books.length} books)`);
 }
 
 // stdio

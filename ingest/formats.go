@@ -30,6 +30,9 @@ type Format struct {
 	// Type names the format in the index and to users: one of doc's
 	// source types.
 	Type string
+	// Name is what people call the format, in the lists of formats that
+	// users and models read (--help, the MCP server's instructions).
+	Name string
 	// Extensions are the endings of the format's file names, lower case,
 	// with the dot (".fb2.zip" has two); no two formats share one. A
 	// file's format is judged by its name alone, by the longest ending
@@ -90,40 +93,40 @@ type Registry []Format
 func Formats() Registry {
 	return Registry{
 		{
-			Type: doc.PDF, Extensions: []string{".pdf"}, Magic: "%PDF-", EmptyFails: true,
+			Type: doc.PDF, Name: "PDF", Extensions: []string{".pdf"}, Magic: "%PDF-", EmptyFails: true,
 			NoTextHint: "no text found: a scanned PDF needs OCR first (for example with ocrmypdf)",
 			open: func(log *slog.Logger) parser {
 				// PDFium starts on the first PDF only, not here.
 				return pdf.NewExtractor(pdf.Options{Logger: log})
 			},
 		},
-		{Type: doc.EPUB, Extensions: []string{".epub"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(epub.Parse)},
+		{Type: doc.EPUB, Name: "EPUB", Extensions: []string{".epub"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(epub.Parse)},
 		// One parser reads both Kindle formats; they are two types because
 		// users know them apart.
-		{Type: doc.MOBI, Extensions: []string{".mobi", ".azw", ".prc"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
-		{Type: doc.AZW3, Extensions: []string{".azw3"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
-		{Type: doc.RTF, Extensions: []string{".rtf"}, Magic: "{\\rtf", EmptyFails: true, open: stateless(rtf.Parse)},
-		{Type: doc.DOCX, Extensions: []string{".docx"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(docx.Parse)},
-		{Type: doc.ODT, Extensions: []string{".odt"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(odt.Parse)},
-		{Type: doc.HTMLZ, Extensions: []string{".htmlz"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(html.ParseHTMLZ)},
+		{Type: doc.MOBI, Name: "MOBI", Extensions: []string{".mobi", ".azw", ".prc"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
+		{Type: doc.AZW3, Name: "AZW3", Extensions: []string{".azw3"}, Magic: "BOOKMOBI", EmptyFails: true, open: stateless(mobi.Parse)},
+		{Type: doc.RTF, Name: "RTF", Extensions: []string{".rtf"}, Magic: "{\\rtf", EmptyFails: true, open: stateless(rtf.Parse)},
+		{Type: doc.DOCX, Name: "Word (DOCX)", Extensions: []string{".docx"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(docx.Parse)},
+		{Type: doc.ODT, Name: "OpenDocument (ODT)", Extensions: []string{".odt"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(odt.Parse)},
+		{Type: doc.HTMLZ, Name: "HTMLZ", Extensions: []string{".htmlz"}, Magic: "PK\x03\x04", EmptyFails: true, open: stateless(html.ParseHTMLZ)},
 		{
-			Type: doc.DjVu, Extensions: []string{".djvu", ".djv"}, Magic: "AT&TFORM", EmptyFails: true,
+			Type: doc.DjVu, Name: "DjVu", Extensions: []string{".djvu", ".djv"}, Magic: "AT&TFORM", EmptyFails: true,
 			NoTextHint: "no text found: the DjVu document has neither a text layer nor page images",
 			open:       func(*slog.Logger) parser { return djvuParser{} },
 		},
-		{Type: doc.FB2, Extensions: []string{".fb2", ".fb2.zip"}, Magic: "<FictionBook", EmptyFails: true, open: stateless(fb2.Parse)},
+		{Type: doc.FB2, Name: "FB2", Extensions: []string{".fb2", ".fb2.zip"}, Magic: "<FictionBook", EmptyFails: true, open: stateless(fb2.Parse)},
 		{
-			Type: doc.HTML, Extensions: []string{".html", ".htm", ".xhtml"}, EmptyFails: true,
+			Type: doc.HTML, Name: "HTML", Extensions: []string{".html", ".htm", ".xhtml"}, EmptyFails: true,
 			NoTextHint: "no text found: the page's text may be written by scripts, which grimoire does not run; save the page from the browser once it shows the text",
 			open:       stateless(html.Parse),
 		},
-		{Type: doc.MDBook, Folder: true, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
+		{Type: doc.MDBook, Name: "mdBook", Folder: true, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
 		{
-			Type: doc.Markdown, Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, EmptyFails: true,
+			Type: doc.Markdown, Name: "Markdown", Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, EmptyFails: true,
 			NoTextHint: "no text found: the file holds nothing but front matter, headings or blank lines",
 			open:       stateless(parseMarkdown),
 		},
-		{Type: doc.Text, Extensions: []string{".txt", ".text"}, EmptyFails: true, open: stateless(text.Parse)},
+		{Type: doc.Text, Name: "plain text", Extensions: []string{".txt", ".text"}, EmptyFails: true, open: stateless(text.Parse)},
 	}
 }
 
@@ -143,6 +146,15 @@ func (r Registry) Types() []string {
 	out := make([]string, len(r))
 	for i, f := range r {
 		out[i] = f.Type
+	}
+	return out
+}
+
+// Names returns the formats' names, in the registry's order.
+func (r Registry) Names() []string {
+	out := make([]string, len(r))
+	for i, f := range r {
+		out[i] = f.Name
 	}
 	return out
 }

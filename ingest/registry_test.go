@@ -52,8 +52,8 @@ func TestTypeOf(t *testing.T) {
 func TestRegistryEntries(t *testing.T) {
 	owner := make(map[string]string)
 	for _, f := range Formats() {
-		if f.Type == "" || f.open == nil || len(f.Extensions) == 0 && !f.Folder {
-			t.Errorf("format %q lacks a type, a parser or extensions", f.Type)
+		if f.Type == "" || f.Name == "" || f.open == nil || len(f.Extensions) == 0 && !f.Folder {
+			t.Errorf("format %q lacks a type, a name, a parser or extensions", f.Type)
 		}
 		if f.Folder && len(f.Extensions) > 0 {
 			t.Errorf("folder format %q has extensions", f.Type)

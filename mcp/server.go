@@ -6,6 +6,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,9 @@ import (
 type Options struct {
 	// Version is reported to clients.
 	Version string
+	// Formats are the names of the formats the library reads, which the
+	// instructions list so that a model does not deny a book's format.
+	Formats []string
 	// Roots are the library folders, shown by library_status.
 	Roots []string
 	// SectionChars is the page size of get_section, in characters;
@@ -64,7 +68,7 @@ func New(lib *retrieve.Library, opts Options) *Server {
 		// here, and a client that checks would refuse it anyway: better
 		// a tool error that says so.
 		server.WithOutputSchemaValidation(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(instructions(opts.Formats)),
 	)
 	s.addTools()
 	return s
@@ -73,10 +77,17 @@ func New(lib *retrieve.Library, opts Options) *Server {
 // MCPServer returns the underlying mcp-go server (for in-process clients).
 func (s *Server) MCPServer() *server.MCPServer { return s.mcp }
 
-const instructions = `grimoire searches the user's own library of books (PDF, EPUB, Markdown, text) on this machine.
+// instructions are sent to the model on every connect.
+func instructions(formats []string) string {
+	lib := "grimoire searches the user's own library of books on this machine."
+	if len(formats) > 0 {
+		lib = "grimoire searches the user's own library of books on this machine: " + strings.Join(formats, ", ") + "."
+	}
+	return lib + `
 Start with search (give several phrasings in "queries" for a hard question); read around a hit with
 read_chunk_neighbors, or read a whole section with get_section; get_book_outline shows a book's chapters.
 Cite what you use with the hit's citation (book title, author, chapter, section, pages).`
+}
 
 // ServeStdio serves on stdin/stdout until ctx is done or stdin closes.
 // Nothing else may write to stdout: it is the protocol channel.
@@ -108,10 +119,20 @@ func tool(name, title, description string, opts ...mcpgo.ToolOption) mcpgo.Tool 
 }
 
 // result renders a structured result, without its null fields (see
-// schemas), with a text rendering for clients that ignore structured
-// content.
+// schemas), with two text blocks for clients that pass a model only the
+// content: a readable rendering first, then the structured content as
+// JSON, which the specification (2025-06-18, "Structured Content") asks of
+// every tool that returns it.
 func result(v any, text string) *mcpgo.CallToolResult {
-	return mcpgo.NewToolResultStructured(withoutNulls(v), text)
+	structured := withoutNulls(v)
+	res := mcpgo.NewToolResultStructured(structured, text)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(structured); err == nil {
+		res.Content = append(res.Content, mcpgo.NewTextContent(strings.TrimSuffix(b.String(), "\n")))
+	}
+	return res
 }
 
 // toolError turns an error into a tool error the model can act on. What

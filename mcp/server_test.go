@@ -99,11 +99,11 @@ func (f *fixture) call(t *testing.T, name string, args map[string]any) (json.Raw
 	if err != nil {
 		t.Fatalf("%s: protocol error: %v", name, err)
 	}
+	// The readable text is the first block; a result's second is its
+	// structured content as JSON.
 	var text string
-	for _, c := range res.Content {
-		if tc, ok := c.(mcpgo.TextContent); ok {
-			text += tc.Text
-		}
+	if len(res.Content) > 0 {
+		text = mcpgo.GetTextFromContent(res.Content[0])
 	}
 	if res.IsError {
 		return nil, text, true

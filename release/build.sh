@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds a release: grimoire for each platform (CGO_ENABLED=0, -trimpath,
 # symbols stripped), one Claude Desktop bundle (.mcpb) per platform whose
-# manifest names only that platform, each manifest and each packed bundle
-# validated by the official mcpb CLI, and SHA256SUMS over them all.
+# manifest names only that platform, and in its display name the system and
+# the processor (a manifest can choose a binary by system, not by processor,
+# so the two macOS bundles are told apart by name), each manifest and each
+# packed bundle validated by the official mcpb CLI, and SHA256SUMS over
+# them all.
 #
 #   VERSION=v0.2.0 release/build.sh     # stamps the binaries; the bundles get 0.2.0
 #   release/build.sh                    # the version in mcpb/manifest.json; the
@@ -52,9 +55,17 @@ for target in $targets; do
 	exe=grimoire
 	platform=$goos
 	case $goos in
-	windows) exe=grimoire.exe platform=win32 ;;
-	darwin | linux) ;;
+	windows) exe=grimoire.exe platform=win32 system=Windows ;;
+	darwin) system=macOS ;;
+	linux) system=Linux ;;
 	*) echo "release: no Claude Desktop platform for $goos" >&2; exit 2 ;;
+	esac
+	case $target in
+	darwin/arm64) cpu="Apple silicon" ;;
+	darwin/amd64) cpu=Intel ;;
+	*/amd64) cpu=x86-64 ;;
+	*/arm64) cpu=Arm64 ;;
+	*) echo "release: no name for the processor of $target" >&2; exit 2 ;;
 	esac
 	name=grimoire-$bundle_version-$goos-$goarch
 
@@ -69,11 +80,12 @@ for target in $targets; do
 	cp "$stage/server/$exe" "$out/$name${exe#grimoire}"
 
 	# This platform's manifest: its binary, and no other platform.
-	node - "$stage/manifest.json" "$platform" "server/$exe" "$bundle_version" <<'EOF'
+	node - "$stage/manifest.json" "$platform" "server/$exe" "$bundle_version" "$system, $cpu" <<'EOF'
 const fs = require("fs");
-const [file, platform, entry, version] = process.argv.slice(2);
+const [file, platform, entry, version, where] = process.argv.slice(2);
 const m = JSON.parse(fs.readFileSync("mcpb/manifest.json", "utf8"));
 m.version = version;
+m.display_name = `${m.display_name} (${where})`;
 m.server.entry_point = entry;
 m.server.mcp_config.command = "${__dirname}/" + entry;
 delete m.server.mcp_config.platform_overrides;
@@ -103,6 +115,19 @@ EOF
 	size=$(wc -c <"$stage/server/$exe")
 	echo "ok $target: $name.mcpb, binary $((size / 1000000)) MB, built in ${built}s, packed and validated in $((SECONDS - start - built))s"
 done
+
+# No two bundles alike: Claude Desktop shows the display name, and one that
+# named no processor would let a Mac user install the other one's binary.
+node - "$work"/check-*/manifest.json <<'EOF'
+const fs = require("fs");
+const seen = new Map();
+for (const file of process.argv.slice(2)) {
+  const m = fs.readFileSync(file, "utf8");
+  const name = JSON.parse(m).display_name;
+  if (seen.has(m) || seen.has(name)) throw new Error(`${file}: the same manifest or display name (${name}) as ${seen.get(m) || seen.get(name)}`);
+  seen.set(m, file).set(name, file);
+}
+EOF
 
 (cd "$out" && sha256 grimoire-* >SHA256SUMS)
 echo "release: $(ls "$out" | wc -l) files in $out, SHA256SUMS over them"

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -169,6 +170,7 @@ func withinBudget(ctx context.Context, budget time.Duration, work func(context.C
 // and the prompt as the user typed it.
 type promptEvent struct {
 	HookEventName string  `json:"hook_event_name"`
+	Cwd           string  `json:"cwd"`
 	Prompt        *string `json:"prompt"`
 }
 
@@ -191,6 +193,14 @@ func (a *app) recall(ctx context.Context, g retrieve.Gate, limit int) (string, e
 	}
 	if ev.Prompt == nil {
 		return "", fmt.Errorf("the hook's input has no prompt")
+	}
+	if os.Getenv(pluginEnv) == "" {
+		// A hook in settings.json beside the plugin's would add every
+		// passage twice: the plugin's speaks.
+		if f := grimoirePluginEnabled(claudeSettingsFiles(ev.Cwd)); f != "" {
+			a.log.Debug("hook: the grimoire plugin runs this hook; the one in settings.json stays silent", "enabled_in", f)
+			return "", nil
+		}
 	}
 	text, why := hookQuery(*ev.Prompt)
 	if why != "" {

@@ -155,16 +155,29 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "grimoire",
 		Short: "Search your own books, from the terminal and from Claude",
-		Long: `grimoire keeps a folder of books (PDF, EPUB, Markdown, plain text) in sync with one
-local SQLite index and answers hybrid (full-text and vector) searches with
-exact citations. Nothing leaves your machine.`,
+		Long: `grimoire keeps a folder of books in sync with one local SQLite index and
+answers hybrid (full-text and vector) searches with exact citations. Nothing
+leaves your machine. It reads ` + strings.Join(ingest.Formats().Names(), ", ") + `.`,
 		Version:       buildVersion(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// unknownCommand suggests, as it suggests flags too.
 		DisableSuggestions: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.HasParent() {
+				return nil // the help needs no configuration
+			}
 			return a.setup(cmd)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// Without a terminal a program runs grimoire, and what it reads
+			// on stdout is its input: a Claude Code older than 2.1.139 runs
+			// a hook's command without its args, and would put the help
+			// into every prompt.
+			if !a.stdinIsTerminal() {
+				cmd.SetOut(a.stderr)
+			}
+			return cmd.Help()
 		},
 	}
 	root.SetFlagErrorFunc(usageHint)

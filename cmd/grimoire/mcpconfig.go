@@ -54,15 +54,22 @@ folder).`,
 			}
 			block := map[string]any{"mcpServers": map[string]any{"grimoire": map[string]any{"command": exe, "args": args2}}}
 			b, _ := json.MarshalIndent(block, "", "  ")
-			fmt.Fprintf(a.stdout, "Claude Desktop: merge this into claude_desktop_config.json\n(macOS: ~/Library/Application Support/Claude/, Windows: %%APPDATA%%\\Claude\\), then restart Claude:\n\n%s\n\n", b)
+			fmt.Fprintf(a.stdout, "Claude Desktop: merge this into claude_desktop_config.json\n(macOS: ~/Library/Application Support/Claude/, Windows: %%APPDATA%%\\Claude\\,\nLinux: ~/.config/Claude/), then restart Claude:\n\n%s\n\n", b)
 			quoted := make([]string, len(args2))
 			for i, s := range args2 {
 				quoted[i] = shellQuote(s)
 			}
-			fmt.Fprintf(a.stdout, "Claude Code:\n\n  claude mcp add grimoire -- %s %s\n", shellQuote(exe), strings.Join(quoted, " "))
+			// --scope user: the hook below is the user's, in every folder;
+			// the server must be too, not only the current folder's.
+			fmt.Fprintf(a.stdout, "Claude Code: either the grimoire plugin (claude-plugin/ in grimoire's repository),\nwhich brings the server and the hook, or the two below; one or the other, not\nboth, which would give Claude every tool twice and every passage twice.\n\n  claude mcp add --scope user grimoire -- %s %s\n", shellQuote(exe), strings.Join(quoted, " "))
 			libArgs := args2[:len(args2)-len(serveArgs)]
 			hooks, _ := json.MarshalIndent(hookSettings(exe, libArgs), "", "  ")
-			fmt.Fprintf(a.stdout, "\nClaude Code, passages from your books beside each prompt (the hook): merge this\ninto ~/.claude/settings.json:\n\n%s\n", hooks)
+			fmt.Fprintf(a.stdout, "\nClaude Code, passages from your books beside each prompt (the hook): merge this\ninto ~/.claude/settings.json (the hook's command with its args needs Claude Code\n%s or later; an older one runs grimoire without them):\n\n%s\n", minClaudeCodeExec, hooks)
+			if cwd, err := os.Getwd(); err == nil {
+				if f := grimoirePluginEnabled(claudeSettingsFiles(cwd)); f != "" {
+					fmt.Fprintf(a.stderr, "grimoire: note: the grimoire plugin is enabled in Claude Code (%s): it starts the server and runs the hook itself. Use it or the setup below, not both: the hook above stays silent while the plugin is enabled, but the server would be there twice.\n\n", f)
+				}
+			}
 			fmt.Fprintf(a.stdout, "\nThe server and the hook read the index %s.\n", a.cfg.DBPath)
 			return nil
 		},
@@ -112,6 +119,11 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// minClaudeCodeExec is the first Claude Code that runs a hook in exec
+// form (command and args, as hookSettings writes it); older ones run the
+// command alone.
+const minClaudeCodeExec = "2.1.139"
 
 // hookTimeout is the timeout, in seconds, that the hook's settings give
 // Claude Code: a guard should grimoire hang, far above the hook's own

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The Claude Code plugin in claude-plugin/ is checked against the schema
@@ -97,10 +101,11 @@ func checkStrings(where string, v any) []string {
 }
 
 var (
-	kebabCase  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	optionKey  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	userConfig = regexp.MustCompile(`\$\{user_config\.([^}]*)\}`)
-	semver     = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+	kebabCase    = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	optionKey    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	userConfig   = regexp.MustCompile(`\$\{user_config\.([^}]*)\}`)
+	pluginOption = regexp.MustCompile(`CLAUDE_PLUGIN_OPTION_([A-Z0-9_]+)`)
+	semver       = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
 )
 
 // pluginManifest checks .claude-plugin/plugin.json and returns its
@@ -243,6 +248,7 @@ func pluginMarketplace(v any) []string {
 		errs = append(errs, checkObject(where, p, map[string]fieldSpec{
 			"name": req(kString), "source": req(kString, kObject), "description": opt(kString), "version": opt(kString),
 			"author": opt(kObject), "category": opt(kString), "tags": opt(kArray), "strict": opt(kBoolean),
+			"homepage": opt(kString), "repository": opt(kString), "license": opt(kString), "keywords": opt(kArray),
 		})...)
 		pm, _ := p.(map[string]any)
 		if s, ok := pm["source"].(string); ok && !strings.HasPrefix(s, "./") {
@@ -274,9 +280,18 @@ func TestClaudePluginSchema(t *testing.T) {
 	manifestErrs, options := pluginManifest(readJSON(t, filepath.Join(pluginDir, ".claude-plugin", "plugin.json")))
 	hookErrs, handlers := pluginHooks(readJSON(t, filepath.Join(pluginDir, "hooks", "hooks.json")))
 	serverErrs, servers := pluginServers(readJSON(t, filepath.Join(pluginDir, ".mcp.json")))
-	marketErrs := pluginMarketplace(readJSON(t, filepath.Join(pluginDir, ".claude-plugin", "marketplace.json")))
+	// The marketplace is at the repository's root, where
+	// `/plugin marketplace add OWNER/REPO` looks for it.
+	market := readJSON(t, filepath.Join("..", "..", ".claude-plugin", "marketplace.json"))
+	marketErrs := pluginMarketplace(market)
 	for _, e := range slices.Concat(manifestErrs, hookErrs, serverErrs, marketErrs) {
 		t.Error(e)
+	}
+	for _, p := range market.(map[string]any)["plugins"].([]any) {
+		src, _ := p.(map[string]any)["source"].(string)
+		if _, err := os.Stat(filepath.Join("..", "..", src, ".claude-plugin", "plugin.json")); err != nil {
+			t.Errorf("the marketplace's source %q holds no plugin: %v", src, err)
+		}
 	}
 
 	uses := func(where string, args []any) {
@@ -289,11 +304,23 @@ func TestClaudePluginSchema(t *testing.T) {
 		}
 	}
 	prompt := handlers["UserPromptSubmit"]
-	if len(prompt) != 1 || prompt[0]["command"] != "grimoire" || !strings.Contains(fmt.Sprint(prompt[0]["args"]), " hook claude-code ") {
+	if len(prompt) != 1 || !strings.Contains(fmt.Sprint(prompt[0]["command"]), "grimoire \"--library=$CLAUDE_PLUGIN_OPTION_LIBRARY\" hook claude-code ") {
 		t.Errorf("the UserPromptSubmit handlers: %v", prompt)
 	}
-	for _, h := range prompt {
-		uses("hooks.json", h["args"].([]any))
+	if start := handlers["SessionStart"]; len(start) != 1 {
+		t.Errorf("the SessionStart handlers: %v", start)
+	}
+	// The shell-form hooks read the options from the environment Claude
+	// Code gives a plugin's hooks: CLAUDE_PLUGIN_OPTION_ and the key in
+	// upper case.
+	for _, hs := range handlers {
+		for _, h := range hs {
+			for _, m := range pluginOption.FindAllStringSubmatch(fmt.Sprint(h["command"]), -1) {
+				if !slices.ContainsFunc(options, func(o string) bool { return strings.ToUpper(o) == m[1] }) {
+					t.Errorf("hooks.json reads CLAUDE_PLUGIN_OPTION_%s, which plugin.json's userConfig does not declare", m[1])
+				}
+			}
+		}
 	}
 	s, ok := servers["grimoire"]
 	if !ok || s["command"] != "grimoire" || !strings.HasSuffix(fmt.Sprint(s["args"]), "serve --watch]") {
@@ -341,6 +368,7 @@ func TestClaudePluginSchemaCatches(t *testing.T) {
 		{"a server without a command", func(v any) []string { e, _ := pluginServers(v); return e }, `{"mcpServers":{"g":{"args":[]}}}`, "no command"},
 		{"a marketplace without an owner", pluginMarketplace, `{"name":"m","plugins":[]}`, "no owner"},
 		{"a source outside ./", pluginMarketplace, `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"p","source":"claude-plugin"}]}`, "starting with ./"},
+		{"a licence misspelt", pluginMarketplace, `{"name":"m","owner":{"name":"o"},"plugins":[{"name":"p","source":"./p","licence":"MIT"}]}`, "licence: a field the schema does not name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			errs := tc.check(decode(tc.doc))
@@ -351,28 +379,121 @@ func TestClaudePluginSchemaCatches(t *testing.T) {
 	}
 }
 
-// TestClaudePluginHookRuns runs the plugin's hook as Claude Code would,
-// with the options substituted, on Claude Code's JSON: the hook option
-// set, left empty, and set to off.
+// pluginCommand returns the command of the plugin's only handler for
+// event.
+func pluginCommand(t *testing.T, event string) string {
+	t.Helper()
+	_, handlers := pluginHooks(readJSON(t, filepath.Join(pluginDir, "hooks", "hooks.json")))
+	if len(handlers[event]) != 1 {
+		t.Fatalf("hooks.json: %d handlers for %s", len(handlers[event]), event)
+	}
+	return handlers[event][0]["command"].(string)
+}
+
+// shells are the POSIX shells here that Claude Code runs a hook's command
+// with (sh on Linux and macOS, bash there and in Git Bash on Windows).
+func shells(t *testing.T) []string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the test puts a shell script on PATH as grimoire")
+	}
+	var found []string
+	for _, name := range []string{"sh", "bash"} {
+		if p, err := exec.LookPath(name); err == nil {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		t.Skip("no sh or bash here")
+	}
+	return found
+}
+
+// runShell runs command as Claude Code runs a plugin's shell-form hook:
+// through shell, with the plugin's environment and only env besides.
+func runShell(t *testing.T, shell, command, stdin string, env ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, shell, "-c", command)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append([]string{"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + pluginDir}, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// grimoireOnPath returns a folder to put on PATH that holds a grimoire: the
+// test binary, given the budget a loaded test machine needs (the default
+// is for people).
+func grimoireOnPath(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "grimoire"), "#!/bin/sh\nexec "+shellQuote(binary)+" \"$@\" --budget 1m\n")
+	if err := os.Chmod(filepath.Join(dir, "grimoire"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestClaudePluginHookRuns runs the plugin's prompt hook as Claude Code
+// would, through each shell, with the options in the environment, on
+// Claude Code's JSON: the hook option set, left empty, and set to off.
 func TestClaudePluginHookRuns(t *testing.T) {
 	lib := owlLibrary(t)
-	_, handlers := pluginHooks(readJSON(t, filepath.Join(pluginDir, "hooks", "hooks.json")))
-	for _, gate := range []string{"normal", "", "off"} {
-		var args []string
-		for _, a := range handlers["UserPromptSubmit"][0]["args"].([]any) {
-			args = append(args, strings.NewReplacer("${user_config.library}", lib, "${user_config.hook}", gate).Replace(a.(string)))
-		}
-		// The budget a loaded test machine needs; the default is for people.
-		args = append(args, "--budget", "1m")
-		r := grimoireIn(t, t.TempDir(), promptJSON(t, "Why do owls cough up pellets of bone and fur?"), args...)
-		if gate == "off" {
-			if r.stdout != "" || r.stderr != "" || r.code != 0 {
-				t.Errorf("the plugin's hook, off: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	command := pluginCommand(t, "UserPromptSubmit")
+	path := "PATH=" + grimoireOnPath(t) + string(os.PathListSeparator) + os.Getenv("PATH")
+	for _, shell := range shells(t) {
+		for _, gate := range []string{"normal", "", "off"} {
+			r := runShell(t, shell, command, promptJSON(t, "Why do owls cough up pellets of bone and fur?"),
+				path, "CLAUDE_PLUGIN_OPTION_LIBRARY="+lib, "CLAUDE_PLUGIN_OPTION_HOOK="+gate)
+			if gate == "off" {
+				if r.stdout != "" || r.stderr != "" || r.code != 0 {
+					t.Errorf("%s: the plugin's hook, off: exit %d, stdout %q, stderr %q", shell, r.code, r.stdout, r.stderr)
+				}
+				continue
 			}
-			continue
+			if got := hookContext(t, r.stdout); !strings.Contains(got, "“On Owls” by A. Birder") {
+				t.Errorf("%s: the plugin's hook with the option %q printed %s", shell, gate, got)
+			}
 		}
-		if got := hookContext(t, r.stdout); !strings.Contains(got, "“On Owls” by A. Birder") {
-			t.Errorf("the plugin's hook with the option %q printed %s", gate, got)
+	}
+}
+
+// TestClaudePluginWithoutGrimoire runs the plugin's hooks with no grimoire
+// on PATH: the session's start says once what to install, and the prompt
+// hook says nothing and succeeds, on every prompt. With grimoire there,
+// the start says nothing.
+func TestClaudePluginWithoutGrimoire(t *testing.T) {
+	start := pluginCommand(t, "SessionStart")
+	prompt := pluginCommand(t, "UserPromptSubmit")
+	empty := "PATH=" + t.TempDir()
+	for _, shell := range shells(t) {
+		r := runShell(t, shell, start, `{"hook_event_name":"SessionStart","source":"startup"}`, empty)
+		var said struct {
+			SystemMessage string `json:"systemMessage"`
+		}
+		dec := json.NewDecoder(strings.NewReader(r.stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&said); err != nil || r.code != 0 || r.stderr != "" ||
+			!strings.Contains(said.SystemMessage, "grimoire is not installed") || !strings.Contains(said.SystemMessage, "go install github.com/grimoire-search/grimoire/cmd/grimoire@latest") {
+			t.Errorf("%s: the session's start without grimoire: exit %d, stdout %q (%v), stderr %q", shell, r.code, r.stdout, err, r.stderr)
+		}
+		r = runShell(t, shell, prompt, promptJSON(t, "Why do owls cough up pellets of bone and fur?"), empty, "CLAUDE_PLUGIN_OPTION_LIBRARY="+t.TempDir())
+		if r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Errorf("%s: the prompt hook without grimoire: exit %d, stdout %q, stderr %q", shell, r.code, r.stdout, r.stderr)
+		}
+		r = runShell(t, shell, start, `{"hook_event_name":"SessionStart","source":"startup"}`, "PATH="+grimoireOnPath(t))
+		if r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Errorf("%s: the session's start with grimoire: exit %d, stdout %q, stderr %q", shell, r.code, r.stdout, r.stderr)
 		}
 	}
 }

@@ -93,13 +93,12 @@ func callOK(t *testing.T, c *client.Client, v any, name string, args map[string]
 }
 
 func contentText(res *mcpgo.CallToolResult) string {
-	var s strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(mcpgo.TextContent); ok {
-			s.WriteString(tc.Text)
-		}
+	// The readable text is the first block; a result's second is its
+	// structured content as JSON.
+	if len(res.Content) == 0 {
+		return ""
 	}
-	return s.String()
+	return mcpgo.GetTextFromContent(res.Content[0])
 }
 
 // numberedTitle is a title that reads as a number: "Chapter 3", "Section 2 — …".

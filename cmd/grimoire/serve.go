@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/mcp"
 )
 
@@ -117,7 +118,9 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 		debug.FreeOSMemory()
 		a.log.Info("vectors loaded", "took", time.Since(start))
 	}()
-	srv := mcp.New(lib, mcp.Options{Version: version, Roots: a.cfg.Library, Logger: a.log, HTTP: httpOpts})
+	// The version --version prints: a release's stamp, else the commit
+	// from Go's record of the build.
+	srv := mcp.New(lib, mcp.Options{Version: buildVersion(), Formats: ingest.Formats().Names(), Roots: a.cfg.Library, Logger: a.log, HTTP: httpOpts})
 	if f.http == "" {
 		return srv.ServeStdio(ctx, a.stdin, a.rawStdout)
 	}
