@@ -128,7 +128,8 @@ func typed(err error) bool {
 // usageHint makes err a usage error that shows how cmd is called.
 func usageHint(cmd *cobra.Command, err error) error {
 	line := cmd.UseLine()
-	if !cmd.Runnable() {
+	// The root runs only to print its help: it is called with a command.
+	if !cmd.Runnable() || !cmd.HasParent() {
 		line = cmd.CommandPath() + " COMMAND [flags]"
 	}
 	return usageError{fmt.Errorf("%w\nusage: %s (see `%s --help`)", flagError(cmd, unknownCommand(cmd, err)), line, cmd.CommandPath())}
