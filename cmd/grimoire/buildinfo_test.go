@@ -78,16 +78,7 @@ func runAt(t *testing.T, exe, dir string, env []string, args ...string) result {
 		}
 	}
 	cmd.Env = append(cmd.Env, env...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %s %v: %v", exe, args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return collect(t, cmd)
 }
 
 // TestVersionNamesTheBuild checks that --version says what Go recorded of

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
@@ -266,20 +262,7 @@ func TestCalibreTagWithComma(t *testing.T) {
 		}
 	}
 
-	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Env, cmd.Dir = env, lib
-		return cmd, nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
+	c := stdioClient(t, lib)
 	res := callTool(t, c, "list_books", map[string]any{"tag": "Fiction, general"})
 	var text string
 	for _, part := range res.Content {

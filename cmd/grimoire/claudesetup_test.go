@@ -26,16 +26,7 @@ func runEnv(t *testing.T, dir, stdin string, env []string, args ...string) resul
 	}
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return collect(t, cmd)
 }
 
 // claudeConfig makes a Claude Code configuration folder whose settings

@@ -46,6 +46,22 @@ type result struct {
 	code           int
 }
 
+// collect runs cmd to its end and returns what it printed and its exit
+// status; only a command that could not run at all fails the test.
+func collect(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s: %v", strings.Join(cmd.Args, " "), err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
 // grimoire runs the binary in dir with a clean GRIMOIRE_* environment.
 func grimoire(t *testing.T, dir string, args ...string) result {
 	t.Helper()
@@ -58,16 +74,7 @@ func grimoire(t *testing.T, dir string, args ...string) result {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run grimoire %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return collect(t, cmd)
 }
 
 // ok runs grimoire and fails the test unless it exits 0.

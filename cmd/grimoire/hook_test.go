@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"encoding/xml"
@@ -30,16 +29,7 @@ func grimoireIn(t *testing.T, dir, stdin string, args ...string) result {
 		}
 	}
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run grimoire %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return collect(t, cmd)
 }
 
 // promptJSON is what Claude Code gives a UserPromptSubmit hook on stdin

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,14 +78,6 @@ func grimoirePeak(t *testing.T, dir string, args ...string) (result, int64) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run grimoire %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}, peakRSS(cmd.ProcessState)
+	r := collect(t, cmd)
+	return r, peakRSS(cmd.ProcessState)
 }

@@ -419,16 +419,7 @@ func runShell(t *testing.T, shell, command, stdin string, env ...string) result 
 	cmd.Dir = t.TempDir()
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "CLAUDE_PLUGIN_ROOT=" + pluginDir}, env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return collect(t, cmd)
 }
 
 // grimoireOnPath returns a folder to put on PATH that holds a grimoire: the

@@ -100,16 +100,7 @@ func grimoireAs(t *testing.T, dir string, cred *syscall.Credential, args ...stri
 	cmd := exec.Command(binary, args...)
 	cmd.Dir, cmd.Env = dir, cleanEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run grimoire %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
+	return collect(t, cmd)
 }
 
 func chmod(t *testing.T, path string, mode os.FileMode) {
