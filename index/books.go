@@ -145,6 +145,9 @@ WHERE id = ?`,
 	if err != nil {
 		return nil, fmt.Errorf("update book %d: %w", id, err)
 	}
+	if err := t.classifyBook(ctx, id); err != nil {
+		return nil, err
+	}
 	return ids, nil
 }
 
@@ -558,6 +561,9 @@ func (d *DB) Check(ctx context.Context) error {
 	if err := d.checkPostings(ctx); err != nil {
 		return err
 	}
+	if err := d.checkRoles(ctx); err != nil {
+		return err
+	}
 	return d.checkSketches(ctx)
 }
 
@@ -590,5 +596,16 @@ WHERE hash = ?12 AND NOT (catalog_path = ?1 AND series = ?2 AND series_index = ?
 		return false, fmt.Errorf("store the catalogue of book %s: %w", h, err)
 	}
 	n, _ := res.RowsAffected()
+	if n > 0 && (e.Title != "" || len(e.Authors) > 0) {
+		// A passage that repeats its book's title or authors may say
+		// nothing of its own under the catalogue's.
+		var id int64
+		if err := t.tx.QueryRowContext(ctx, `SELECT id FROM book WHERE hash = ?`, h).Scan(&id); err != nil {
+			return false, fmt.Errorf("store the catalogue of book %s: %w", h, err)
+		}
+		if err := t.classifyBook(ctx, id); err != nil {
+			return false, fmt.Errorf("store the catalogue of book %s: %w", h, err)
+		}
+	}
 	return n > 0, nil
 }

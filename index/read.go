@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 type querier interface {
@@ -311,6 +313,10 @@ type Hit struct {
 	Book         Book
 	ChapterTitle string
 	SectionTitle string
+	// Role and Signature are the chunk's role and copy signature
+	// (package passage), as stored with it.
+	Role      passage.Role
+	Signature []uint64
 }
 
 // Hits loads the chunks with the given ids, with their books, in the order
@@ -322,7 +328,8 @@ func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
 	ph, args := idList(ids)
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
-	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, '')
+	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, ''), k.role, k.signature,
+	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END
 FROM chunk k
 CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
@@ -333,12 +340,27 @@ WHERE k.id IN (`+ph+`)`, args...)
 	}
 	byID := make(map[int64]Hit, len(ids))
 	bookIDs := make(map[int64]bool)
+	// only: which unclassified chunks are their book's only one.
+	only := make(map[int64]bool)
 	for rows.Next() {
 		var h Hit
+		var role sql.NullInt64
+		var sig []byte
+		var alone bool
 		if err := rows.Scan(&h.ID, &h.BookID, &h.Index, &h.ChapterIndex, &h.SectionIndex, &h.Heading, &h.Context, &h.Text, &h.Anchor,
-			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle); err != nil {
+			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle, &role, &sig, &alone); err != nil {
 			rows.Close()
 			return nil, err
+		}
+		if role.Valid {
+			h.Role = passage.Role(role.Int64)
+			var err error
+			if h.Signature, err = passage.DecodeSignature(sig); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("load hits: passage %d of book %d: %w", h.ID, h.BookID, err)
+			}
+		} else {
+			only[h.ID] = alone
 		}
 		byID[h.ID] = h
 		bookIDs[h.BookID] = true
@@ -358,6 +380,13 @@ WHERE k.id IN (`+ph+`)`, args...)
 			continue
 		}
 		h.Book = books[h.BookID]
+		if h.Role == 0 {
+			// Stored by an older grimoire, and not classified yet
+			// (Writer.Classify): classified here, as it will be.
+			h.Role = passage.Classify(passage.Passage{Text: h.Text, ChapterTitle: h.ChapterTitle, SectionTitle: h.SectionTitle,
+				BookTitle: h.Book.Title, Authors: h.Book.Authors, Only: only[h.ID]})
+			h.Signature = passage.Signature(h.Text)
+		}
 		out = append(out, h)
 	}
 	return out, nil

@@ -394,6 +394,17 @@ END;
 	`
 ALTER TABLE library_root ADD COLUMN mount INTEGER NOT NULL DEFAULT 0;
 `,
+	// 20: each chunk's role (passage.Role: what it says, or a table of
+	// contents, a cover, a page number pointing elsewhere) and copy
+	// signature (passage.Signature, its shingles as little-endian
+	// uint64s), worked out when its book is stored (classify.go). NULL
+	// in the chunks an older grimoire stored, until a writer fills them
+	// in (Writer.Classify), listed by chunk_unclassified meanwhile.
+	`
+ALTER TABLE chunk ADD COLUMN role INTEGER;
+ALTER TABLE chunk ADD COLUMN signature BLOB;
+CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
+`,
 }
 
 // SchemaVersion is the schema version this build reads and writes.

@@ -11,11 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
 
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // FTSHit is one chunk found by full-text search. Score is BM25 with the sign
@@ -222,24 +219,7 @@ ORDER BY s LIMIT ?`
 // FoldTerm lowers w and strips its diacritics as the full-text index's
 // tokenizer (unicode61 with remove_diacritics 2) does, for looking up a
 // word's statistics with TermDocs. It does not stem.
-func FoldTerm(w string) string {
-	ascii := true
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return strings.ToLower(w) // nothing to fold, and no transform to build
-	}
-	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	f, _, err := transform.String(t, strings.ToLower(w))
-	if err != nil {
-		return strings.ToLower(w)
-	}
-	return f
-}
+func FoldTerm(w string) string { return passage.Fold(w) }
 
 // TermDocs returns how many chunks contain each of the given index terms
 // (as the tokenizer stores them: lower case, folded, stemmed); a term the

@@ -160,6 +160,11 @@ type Result struct {
 func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	res, err := run(ctx, w, opts)
 	if err == nil {
+		// Passages stored by a grimoire that did not classify them get
+		// their roles and copy signatures.
+		_, err = w.Classify(ctx)
+	}
+	if err == nil {
 		// Books made ready before the index kept postings of its own
 		// get theirs; until every ready book has them, searches rank
 		// with FTS5 alone.

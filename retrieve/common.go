@@ -7,10 +7,10 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // scoreCommon adds to each full-text hit what the question's common words,
@@ -156,38 +156,12 @@ func wordsBeginning(text string, prefixes []string) []string {
 	return out
 }
 
-// wordEnd returns where the word that goes on at text[i] ends: the first
-// rune from i that is no word rune, or the text's end. ASCII is read byte
-// by byte.
-func wordEnd(text string, i int) int {
-	for i < len(text) {
-		if c := text[i]; c < utf8.RuneSelf {
-			if !isASCIIWordByte(c) {
-				break
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
-			break
-		}
-		i += n
-	}
-	return i
-}
+// wordEnd, isASCIIWordByte, foldedWords and isWordRune split and fold
+// words as passage does, where FTS5 splits them.
+func wordEnd(text string, i int) int { return passage.WordEnd(text, i) }
 
-// isASCIIWordByte is isWordRune for an ASCII byte.
-func isASCIIWordByte(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
+func isASCIIWordByte(c byte) bool { return passage.IsASCIIWordByte(c) }
 
-// foldedWords returns s's words, split where FTS5 splits them and folded
-// to lower case without accents.
-func foldedWords(s string) []string {
-	return strings.FieldsFunc(index.FoldTerm(s), func(r rune) bool { return !isWordRune(r) })
-}
+func foldedWords(s string) []string { return passage.Words(s) }
 
-// isWordRune reports whether r belongs to a word, where FTS5's unicode61
-// tokenizer would split.
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+func isWordRune(r rune) bool { return passage.IsWordRune(r) }

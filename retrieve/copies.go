@@ -109,7 +109,7 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 			if !ok {
 				continue // gone, or its book no longer ready
 			}
-			sh := shingle.Of(c.Text)
+			sh := c.Signature
 			share := sameShare(shingle.Shared(d.shingles[l.hit], sh), len(d.shingles[l.hit]), len(sh))
 			if share >= neededShare(d.titles[l.hit], titleKey(c.Book.Title)) && share > bestShare {
 				best, bestShare = c, share

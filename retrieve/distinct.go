@@ -5,7 +5,6 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
 // A library often holds one text more than once: editions of a novel, a
@@ -93,7 +92,7 @@ func (d *distinct) full() bool { return len(d.hits) >= d.limit }
 // straddles two chunks of an edition is still one place). A candidate of
 // neither kind, when the hits are full, is left out.
 func (d *distinct) add(h Hit) {
-	sh := shingle.Of(h.Text)
+	sh := h.Signature
 	title := titleKey(h.Book.Title)
 	if i := d.sameAs(h.Hit, title, sh); i >= 0 {
 		if k := &d.hits[i]; !listed(k.AlsoIn, h.BookID) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
@@ -21,6 +22,7 @@ const (
 func hitOf(id, book int64, text string) Hit {
 	var h Hit
 	h.ID, h.BookID, h.Text = id, book, text
+	h.Signature = passage.Signature(text)
 	return h
 }
 

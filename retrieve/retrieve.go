@@ -572,11 +572,7 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) 
 			}
 			h := *fused[l.ID]
 			h.Hit = l
-			aside, err := s.pointsElsewhere(ctx, l)
-			if err != nil {
-				return err
-			}
-			if aside {
+			if pointsElsewhere(l) {
 				d.aside = append(d.aside, h)
 				continue
 			}
