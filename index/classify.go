@@ -38,7 +38,7 @@ WHERE k.book_id = ? ORDER BY k.idx`, id)
 	type classified struct {
 		id   int64
 		role passage.Role
-		sig  []byte
+		sig  []byte // never nil: a passage of fewer than three words has no shingles, and is classified
 	}
 	var out []classified
 	for rows.Next() {
@@ -53,7 +53,7 @@ WHERE k.book_id = ? ORDER BY k.idx`, id)
 			rows.Close()
 			return err
 		}
-		out = append(out, classified{chunkID, passage.Classify(p), passage.EncodeSignature(nil, passage.Signature(p.Text))})
+		out = append(out, classified{chunkID, passage.Classify(p), passage.EncodeSignature([]byte{}, passage.Signature(p.Text))})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
