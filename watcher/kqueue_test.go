@@ -3,7 +3,6 @@
 package watcher
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -45,21 +44,7 @@ func startBudget(t *testing.T, dir, root string, budget int) *running {
 	if budget > 0 {
 		w.fdBudget = budget
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(itTimeout):
-			t.Error("Run did not return after cancel")
-		}
-	})
-	r := &running{t: t, w: w, root: root, dir: dir, changed: map[string]int{}, removed: map[string]int{}}
+	r := launch(t, w, dir, root)
 	r.waitFor("the initial rescan", func() bool {
 		return slices.ContainsFunc(r.rescans, func(s string) bool { return strings.HasPrefix(s, "initial scan") })
 	})

@@ -44,6 +44,27 @@ func startWatcher(t *testing.T, opts Options, layout ...string) *running {
 	return startOn(t, dir, root, opts, nil)
 }
 
+// launch runs w until the test ends and returns what it reports.
+func launch(t *testing.T, w *Watcher, dir, root string) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		case <-time.After(itTimeout):
+			t.Error("Run did not return after cancel")
+		}
+	})
+	r := &running{t: t, w: w, root: root, dir: dir, changed: map[string]int{}, removed: map[string]int{}}
+	return r
+}
+
 func startOn(t *testing.T, dir, root string, opts Options, wrap func(notifier) notifier) *running {
 	t.Helper()
 	if opts.Debounce == 0 {
@@ -72,21 +93,7 @@ func startOn(t *testing.T, dir, root string, opts Options, wrap func(notifier) n
 			return wrap(n), nil
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(itTimeout):
-			t.Error("Run did not return after cancel")
-		}
-	})
-	r := &running{t: t, w: w, root: root, dir: dir, changed: map[string]int{}, removed: map[string]int{}}
+	r := launch(t, w, dir, root)
 	r.waitFor("the initial rescan", func() bool { return slices.Contains(r.rescans, "initial scan") })
 	return r
 }

@@ -3,15 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/grimoire-search/grimoire/ingest"
@@ -102,20 +99,9 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 // tools' schemas offer the types there are.
 func TestMCPSearchFiltersSayWhyNothingMatches(t *testing.T) {
 	dir, lib := filterLibrary(t)
-	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"--library", lib, "serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Env, cmd.Dir = env, dir
-		return cmd, nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, _ := serveClient(t, binary, dir, "--library", lib, "serve")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
 	tools, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -12,34 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/grimoire-search/grimoire/ingest"
 )
-
-// binClient starts bin's MCP server over stdio on lib and initializes a
-// session.
-func binClient(t *testing.T, bin, lib string) (*client.Client, *mcpgo.InitializeResult) {
-	t.Helper()
-	c, err := client.NewStdioMCPClientWithOptions(bin, cleanEnv(), []string{"--library", lib, "serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-		cmd := exec.CommandContext(ctx, command, args...)
-		cmd.Env, cmd.Dir = env, lib
-		return cmd, nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	init, err := c.Initialize(ctx, mcpgo.InitializeRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, init
-}
 
 // reportedVersion is what `bin --version` names.
 func reportedVersion(t *testing.T, bin string) string {
@@ -75,7 +51,7 @@ func TestMCPServerInfoIsTheBuild(t *testing.T) {
 	formats := strings.Join(ingest.Formats().Names(), ", ")
 	for _, bin := range []string{binary, released} {
 		want := reportedVersion(t, bin)
-		_, init := binClient(t, bin, lib)
+		_, init := serveClient(t, bin, lib, "--library", lib, "serve")
 		if init.ServerInfo.Version != want {
 			t.Errorf("serverInfo.version %q, --version %q", init.ServerInfo.Version, want)
 		}
@@ -103,7 +79,7 @@ func TestHelpNamesEveryFormat(t *testing.T) {
 // output schema.
 func TestMCPResultsCarryTheirJSON(t *testing.T) {
 	lib := mcpLibrary(t)
-	c, _ := binClient(t, binary, lib)
+	c, _ := serveClient(t, binary, lib, "--library", lib, "serve")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tools, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})

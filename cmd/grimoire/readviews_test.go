@@ -59,7 +59,15 @@ func seaLibrary(t *testing.T) string {
 // stdioClient starts `grimoire serve` in dir and connects to it.
 func stdioClient(t *testing.T, dir string) *client.Client {
 	t.Helper()
-	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+	c, _ := serveClient(t, binary, dir, "serve")
+	return c
+}
+
+// serveClient starts bin with args (its MCP server over stdio) in folder
+// dir and initializes a session, closed when the test ends.
+func serveClient(t *testing.T, bin, dir string, args ...string) (*client.Client, *mcpgo.InitializeResult) {
+	t.Helper()
+	c, err := client.NewStdioMCPClientWithOptions(bin, cleanEnv(), args, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(ctx, command, args...)
 		cmd.Env, cmd.Dir = env, dir
 		return cmd, nil
@@ -70,10 +78,11 @@ func stdioClient(t *testing.T, dir string) *client.Client {
 	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := c.Initialize(ctx, mcpgo.InitializeRequest{}); err != nil {
+	init, err := c.Initialize(ctx, mcpgo.InitializeRequest{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, init
 }
 
 // callOK calls a tool and fails the test on a tool error; it decodes the

@@ -3,12 +3,12 @@ package pdf
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden trees in testdata/golden")
@@ -28,22 +28,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := goldenTree(parseBytes(t, fx.build(t)))
 			path := filepath.Join("testdata", "golden", name+".golden")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("tree changed; run go test -update if intended.\ngot:\n%s\nwant:\n%s", got, want)
-			}
+			golden.Check(t, path, got, "tree", *update)
 		})
 	}
 }

@@ -36,19 +36,7 @@ func TestPageFurnitureGolden(t *testing.T) {
 			}
 			got := b.String()
 			path := strings.TrimSuffix(file, ".txt") + ".golden"
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("lines kept changed; run go test -update if intended:\n%s", golden.LineDiff(string(want), got))
-			}
+			golden.Check(t, path, got, "lines kept", *update)
 		})
 	}
 }

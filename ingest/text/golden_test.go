@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden outlines in testdata/outline")
@@ -35,20 +36,8 @@ func TestGolden(t *testing.T) {
 			}
 			checkTree(t, d)
 			got := goldenOutline(d)
-			golden := strings.TrimSuffix(f, ".txt") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("outline changed; run go test -update if intended.\ngot:\n%s\nwant:\n%s", got, want)
-			}
+			path := strings.TrimSuffix(f, ".txt") + ".golden"
+			golden.Check(t, path, got, "outline", *update)
 		})
 	}
 }

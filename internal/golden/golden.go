@@ -3,7 +3,10 @@ package golden
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // LineDiff shows the first ten lines where two texts differ, enough to see
@@ -26,4 +29,27 @@ func LineDiff(want, got string) string {
 		}
 	}
 	return sb.String()
+}
+
+// Check compares got with the golden file at path, or, with update (the
+// tests' -update flag), rewrites the file from got. what names what the
+// file holds, for the failure.
+func Check(t testing.TB, path, got, what string, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s changed; run go test -update if intended:\n%s", what, LineDiff(string(want), got))
+	}
 }
