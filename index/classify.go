@@ -53,7 +53,7 @@ WHERE k.book_id = ? ORDER BY k.idx`, id)
 			rows.Close()
 			return err
 		}
-		out = append(out, classified{chunkID, passage.Classify(p), passage.EncodeSignature([]byte{}, passage.Signature(p.Text))})
+		out = append(out, classified{chunkID, passage.Classify(p), passage.EncodeSignature([]byte{}, passage.SignatureOf(p.Text))})
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -111,7 +111,7 @@ func (d *DB) checkRoles(ctx context.Context) error {
 	var missing, bad int
 	if err := d.db.QueryRowContext(ctx, `
 SELECT coalesce(sum(k.role IS NULL OR k.signature IS NULL), 0),
-	coalesce(sum(k.role NOT IN (?, ?, ?) OR length(k.signature) % 8 != 0), 0)
+	coalesce(sum(k.role NOT IN (?, ?, ?) OR length(k.signature) % 2 != 0), 0)
 FROM chunk k JOIN book b ON b.id = k.book_id WHERE b.status = 'ready'`,
 		int(passage.Content), int(passage.Contents), int(passage.Bare)).Scan(&missing, &bad); err != nil {
 		return fmt.Errorf("check passage roles: %w", err)

@@ -15,7 +15,7 @@ import (
 type classified struct {
 	Index     int
 	Role      passage.Role
-	Signature []uint64
+	Signature passage.Signature
 }
 
 // classifiedChunks returns the role and copy signature of each chunk of

@@ -316,7 +316,7 @@ type Hit struct {
 	// Role and Signature are the chunk's role and copy signature
 	// (package passage), as stored with it.
 	Role      passage.Role
-	Signature []uint64
+	Signature passage.Signature
 }
 
 // Hits loads the chunks with the given ids, with their books, in the order
@@ -385,7 +385,7 @@ WHERE k.id IN (`+ph+`)`, args...)
 			// (Writer.Classify): classified here, as it will be.
 			h.Role = passage.Classify(passage.Passage{Text: h.Text, ChapterTitle: h.ChapterTitle, SectionTitle: h.SectionTitle,
 				BookTitle: h.Book.Title, Authors: h.Book.Authors, Only: only[h.ID]})
-			h.Signature = passage.Signature(h.Text)
+			h.Signature = passage.SignatureOf(h.Text)
 		}
 		out = append(out, h)
 	}

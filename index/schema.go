@@ -396,8 +396,8 @@ ALTER TABLE library_root ADD COLUMN mount INTEGER NOT NULL DEFAULT 0;
 `,
 	// 20: each chunk's role (passage.Role: what it says, or a table of
 	// contents, a cover, a page number pointing elsewhere) and copy
-	// signature (passage.Signature, its shingles as little-endian
-	// uint64s), worked out when its book is stored (classify.go). NULL
+	// signature (passage.Signature: the top 16 bits of each of its
+	// shingles, as little-endian uint16s), worked out when its book is stored (classify.go). NULL
 	// in the chunks an older grimoire stored, until a writer fills them
 	// in (Writer.Classify), listed by chunk_unclassified meanwhile.
 	`

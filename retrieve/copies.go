@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
@@ -69,7 +70,7 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 	var ids []int64
 	for i := range n {
 		h := &d.hits[i]
-		if float64(len(d.shingles[i])) < editionShare*shingleFloor {
+		if float64(len(d.sigs[i])) < editionShare*shingleFloor {
 			continue // too short to be the same text as any passage
 		}
 		var words []string
@@ -109,9 +110,15 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 			if !ok {
 				continue // gone, or its book no longer ready
 			}
-			sh := c.Signature
-			share := sameShare(shingle.Shared(d.shingles[l.hit], sh), len(d.shingles[l.hit]), len(sh))
-			if share >= neededShare(d.titles[l.hit], titleKey(c.Book.Title)) && share > bestShare {
+			need := neededShare(d.titles[l.hit], titleKey(c.Book.Title))
+			size := len(c.Signature)
+			// The signatures rule out most passages; the rest are
+			// compared by their shingles.
+			if share := sameShare(passage.SharedAtMost(d.sigs[l.hit], c.Signature), len(d.sigs[l.hit]), size); share < need || share <= bestShare {
+				continue
+			}
+			share := sameShare(shingle.Shared(d.shinglesOf(l.hit), shingle.Of(c.Text)), len(d.sigs[l.hit]), size)
+			if share >= need && share > bestShare {
 				best, bestShare = c, share
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
+	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
 // A library often holds one text more than once: editions of a novel, a
@@ -62,12 +64,14 @@ type distinct struct {
 	// seen holds every candidate already taken from a ranking (kept,
 	// folded in, or gone from the index), which a deeper ranking skips.
 	seen map[int64]bool
-	// heads maps each shingle of the kept hits to the first of its
-	// owners, a list through owners: one map entry and one list cell per
-	// shingle and hit, rather than a slice each. shingles holds each
-	// kept hit's, sorted.
-	heads    map[uint64]int32
+	// heads maps each value of the kept hits' copy signatures to the
+	// first of its owners, a list through owners: one map entry and one
+	// list cell per value and hit, rather than a slice each. sigs holds
+	// each kept hit's signature, and shingles its shingles, worked out
+	// from its text when first compared (nil until then).
+	heads    map[uint16]int32
 	owners   []owner
+	sigs     []passage.Signature
 	shingles [][]uint64
 	// titles holds each kept hit's book title, folded (titleKey).
 	titles []string
@@ -94,7 +98,8 @@ func (d *distinct) full() bool { return len(d.hits) >= d.limit }
 func (d *distinct) add(h Hit) {
 	sh := h.Signature
 	title := titleKey(h.Book.Title)
-	if i := d.sameAs(h.Hit, title, sh); i >= 0 {
+	i, exact := d.sameAs(h.Hit, title, sh)
+	if i >= 0 {
 		if k := &d.hits[i]; !listed(k.AlsoIn, h.BookID) {
 			k.AlsoIn = append(k.AlsoIn, h.Hit)
 		}
@@ -105,19 +110,23 @@ func (d *distinct) add(h Hit) {
 	}
 	if len(d.heads) == 0 {
 		// Passages are alike in length: room for every hit's shingles.
-		d.heads = make(map[uint64]int32, d.limit*len(sh))
+		d.heads = make(map[uint16]int32, d.limit*len(sh))
 	}
-	i := int32(len(d.hits))
+	k := int32(len(d.hits))
 	d.hits = append(d.hits, h)
-	d.shingles = append(d.shingles, sh)
+	d.sigs = append(d.sigs, sh)
+	d.shingles = append(d.shingles, exact)
 	d.titles = append(d.titles, title)
-	for _, x := range sh {
+	for j, x := range sh {
+		if j > 0 && sh[j-1] == x {
+			continue // one owner per value
+		}
 		next, ok := d.heads[x]
 		if !ok {
 			next = -1
 		}
 		d.heads[x] = int32(len(d.owners))
-		d.owners = append(d.owners, owner{i, next})
+		d.owners = append(d.owners, owner{k, next})
 	}
 }
 
@@ -131,42 +140,70 @@ func (d *distinct) addAside() {
 }
 
 // sameAs returns the kept hit that shares the largest share of shingles
-// with sh, the shingles of h (of a book titled title, folded), if that
-// share makes it the same text; else -1.
-func (d *distinct) sameAs(h index.Hit, title string, sh []uint64) int {
+// with h (of a book titled title, folded, and copy signature sh), if that
+// share makes it the same text; else -1. It also returns h's shingles when
+// it worked them out (nil when no kept hit came near).
+//
+// The signatures bound the shingles each kept hit shares with h; only the
+// hits whose bound could make them the same text are compared by their
+// shingles.
+func (d *distinct) sameAs(h index.Hit, title string, sh passage.Signature) (int, []uint64) {
 	if len(d.hits) == 0 || len(sh) == 0 {
-		return -1
+		return -1, nil
 	}
-	shared := make([]int, len(d.hits))
+	atMost := make([]int, len(d.hits))
 	for _, x := range sh {
 		at, ok := d.heads[x]
 		for ok && at >= 0 {
-			shared[d.owners[at].hit]++
+			atMost[d.owners[at].hit]++
 			at = d.owners[at].next
 		}
 	}
+	var exact []uint64
 	best, bestShare := -1, 0.0
-	for i, n := range shared {
+	for i, n := range atMost {
 		if n == 0 {
 			continue
 		}
-		share := sameShare(n, len(sh), len(d.shingles[i]))
-		need := neededShare(title, d.titles[i])
-		if k := d.hits[i]; k.BookID == h.BookID {
-			// Passages next to each other share the overlap that
-			// chunking repeats, not their text.
-			if k.Index-h.Index <= 1 && h.Index-k.Index <= 1 {
-				continue
-			}
-			// Both passages whole: a book may quote itself.
-			share = float64(n) / float64(max(len(sh), len(d.shingles[i]), shingleFloor))
-			need = sameBookShare
+		if share, need := d.share(h, title, len(sh), i, n); share < need || share <= bestShare {
+			continue
 		}
-		if share >= need && share > bestShare {
+		if exact == nil {
+			exact = shingle.Of(h.Text)
+		}
+		if share, need := d.share(h, title, len(sh), i, shingle.Shared(exact, d.shinglesOf(i))); share >= need && share > bestShare {
 			best, bestShare = i, share
 		}
 	}
-	return best
+	return best, exact
+}
+
+// shinglesOf returns kept hit i's shingles.
+func (d *distinct) shinglesOf(i int) []uint64 {
+	if d.shingles[i] == nil {
+		d.shingles[i] = shingle.Of(d.hits[i].Text)
+	}
+	return d.shingles[i]
+}
+
+// share returns the share of shingles that h (of a book titled title, of
+// size shingles) and kept hit i have in common when they share shared of
+// them, and the share that makes them the same text (above 1 where they
+// cannot be).
+func (d *distinct) share(h index.Hit, title string, size, i, shared int) (share, need float64) {
+	share = sameShare(shared, size, len(d.sigs[i]))
+	need = neededShare(title, d.titles[i])
+	if k := d.hits[i]; k.BookID == h.BookID {
+		// Passages next to each other share the overlap that
+		// chunking repeats, not their text.
+		if k.Index-h.Index <= 1 && h.Index-k.Index <= 1 {
+			return 0, 2
+		}
+		// Both passages whole: a book may quote itself.
+		share = float64(shared) / float64(max(size, len(d.sigs[i]), shingleFloor))
+		need = sameBookShare
+	}
+	return share, need
 }
 
 // sameShare is the share of shingles two passages of a and b shingles,

@@ -22,7 +22,7 @@ const (
 func hitOf(id, book int64, text string) Hit {
 	var h Hit
 	h.ID, h.BookID, h.Text = id, book, text
-	h.Signature = passage.Signature(text)
+	h.Signature = passage.SignatureOf(text)
 	return h
 }
 

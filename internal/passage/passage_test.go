@@ -1,8 +1,12 @@
 package passage
 
 import (
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
 func TestClassify(t *testing.T) {
@@ -29,7 +33,7 @@ func TestClassify(t *testing.T) {
 
 func TestSignatureRoundTrip(t *testing.T) {
 	for _, text := range []string{"", "two words", "Off with her head, said the Queen, and off with his."} {
-		sig := Signature(text)
+		sig := SignatureOf(text)
 		got, err := DecodeSignature(EncodeSignature(nil, sig))
 		if err != nil || !slices.Equal(got, sig) {
 			t.Errorf("%q: %v (%v), want %v", text, got, err, sig)
@@ -37,5 +41,43 @@ func TestSignatureRoundTrip(t *testing.T) {
 	}
 	if _, err := DecodeSignature(make([]byte, 9)); err == nil {
 		t.Error("a signature of 9 bytes decodes")
+	}
+}
+
+// SharedAtMost must never count fewer shingles than two passages share,
+// or a search would miss a copy; and it should count few more, or every
+// pair would be compared by its text.
+func TestSharedAtMostBoundsShared(t *testing.T) {
+	words := strings.Fields(`the queen of hearts she made some tarts all on a summer day the knave
+		of hearts he stole those tarts and took them quite away alice was beginning to get very tired
+		of sitting by her sister on the bank and of having nothing to do once or twice she had peeped`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	passage := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		return b.String()
+	}
+	over := 0
+	for i := range 500 {
+		a := passage(50 + rng.IntN(400))
+		b := passage(50 + rng.IntN(400))
+		if i%3 == 0 {
+			b = a[len(a)/3:] + b // a copy of part of a
+		}
+		exact := shingle.Shared(shingle.Of(a), shingle.Of(b))
+		bound := SharedAtMost(SignatureOf(a), SignatureOf(b))
+		if bound < exact {
+			t.Fatalf("pair %d: bound %d below the %d shingles shared", i, bound, exact)
+		}
+		over += bound - exact
+		if n := len(SignatureOf(a)); n != len(shingle.Of(a)) {
+			t.Fatalf("pair %d: signature of %d values for %d shingles", i, n, len(shingle.Of(a)))
+		}
+	}
+	if over > 500 {
+		t.Errorf("the bound counts %d shingles too many over 500 pairs", over)
 	}
 }
