@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 )
 
@@ -96,22 +97,31 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 			}
 		}
 	}
-	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
 	defer insChunk.Close()
+	insSig, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk_signature(chunk_id, signature) VALUES (?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer insSig.Close()
 	for _, k := range chunks {
 		state := k.State
 		if state == "" {
 			state = ChunkPending
 		}
-		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state)
+		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state,
+			int(provisionalRole))
 		if err != nil {
 			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
 		cid, err := res.LastInsertId()
 		if err != nil {
+			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
+		}
+		if _, err := insSig.ExecContext(ctx, cid, passage.EncodeSignature([]byte{}, passage.SignatureOf(k.Text))); err != nil {
 			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
 		ids = append(ids, cid)

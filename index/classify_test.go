@@ -22,7 +22,7 @@ type classified struct {
 // book id, in order; a chunk not classified has role 0.
 func classifiedChunks(t *testing.T, w *Writer, id int64) []classified {
 	t.Helper()
-	rows, err := w.db.QueryContext(context.Background(), `SELECT idx, coalesce(role, 0), signature FROM chunk WHERE book_id = ? ORDER BY idx`, id)
+	rows, err := w.db.QueryContext(context.Background(), `SELECT k.idx, coalesce(k.role, 0), g.signature FROM chunk k LEFT JOIN chunk_signature g ON g.chunk_id = k.id WHERE k.book_id = ? ORDER BY k.idx`, id)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -328,12 +328,13 @@ func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
 	ph, args := idList(ids)
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
-	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, ''), k.role, k.signature,
+	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, ''), k.role, g.signature,
 	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END
 FROM chunk k
 CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
 LEFT JOIN section s INDEXED BY section_title ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
+LEFT JOIN chunk_signature g ON g.chunk_id = k.id
 WHERE k.id IN (`+ph+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load hits: %w", err)
@@ -354,13 +355,15 @@ WHERE k.id IN (`+ph+`)`, args...)
 		}
 		if role.Valid {
 			h.Role = passage.Role(role.Int64)
+		} else {
+			only[h.ID] = alone
+		}
+		if sig != nil {
 			var err error
 			if h.Signature, err = passage.DecodeSignature(sig); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("load hits: passage %d of book %d: %w", h.ID, h.BookID, err)
 			}
-		} else {
-			only[h.ID] = alone
 		}
 		byID[h.ID] = h
 		bookIDs[h.BookID] = true
@@ -385,6 +388,8 @@ WHERE k.id IN (`+ph+`)`, args...)
 			// (Writer.Classify): classified here, as it will be.
 			h.Role = passage.Classify(passage.Passage{Text: h.Text, ChapterTitle: h.ChapterTitle, SectionTitle: h.SectionTitle,
 				BookTitle: h.Book.Title, Authors: h.Book.Authors, Only: only[h.ID]})
+		}
+		if h.Signature == nil {
 			h.Signature = passage.SignatureOf(h.Text)
 		}
 		out = append(out, h)

@@ -26,7 +26,8 @@ func TestClassifySurvivesKill9(t *testing.T) {
 	total := strings.Count(want, "\n")
 
 	// What an index made before chunks had roles holds.
-	execSQL(t, db, `UPDATE chunk SET role = NULL, signature = NULL`)
+	execSQL(t, db, `UPDATE chunk SET role = NULL`)
+	execSQL(t, db, `DELETE FROM chunk_signature`)
 	if n := unclassified(t, db); n != total {
 		t.Fatalf("%d of %d chunks unclassified after clearing them", n, total)
 	}
@@ -75,8 +76,8 @@ func passageClasses(t *testing.T, db string) string {
 	t.Helper()
 	conn := openDB(t, db)
 	defer conn.Close()
-	rows, err := conn.Query(`SELECT b.hash, k.idx, coalesce(k.role, -1), coalesce(hex(k.signature), 'NULL')
-FROM chunk k JOIN book b ON b.id = k.book_id ORDER BY b.hash, k.idx`)
+	rows, err := conn.Query(`SELECT b.hash, k.idx, coalesce(k.role, -1), coalesce(hex(g.signature), 'NULL')
+FROM chunk k JOIN book b ON b.id = k.book_id LEFT JOIN chunk_signature g ON g.chunk_id = k.id ORDER BY b.hash, k.idx`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func unclassified(t *testing.T, db string) int {
 	conn := openDB(t, db)
 	defer conn.Close()
 	var n int
-	if err := conn.QueryRow(`SELECT count(*) FROM chunk WHERE role IS NULL OR signature IS NULL`).Scan(&n); err != nil {
+	if err := conn.QueryRow(`SELECT count(*) FROM chunk k WHERE k.role IS NULL OR NOT EXISTS (SELECT 1 FROM chunk_signature g WHERE g.chunk_id = k.id)`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
