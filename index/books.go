@@ -70,7 +70,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 		return nil, err
 	}
 	defer insCh.Close()
-	insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insSec, err := t.tx.PrepareContext(ctx, `INSERT INTO section(book_id, chapter_idx, idx, title, synthesized, anchor, page_start, page_end, tokens, first_chunk, chunk_count, text, from_chunks, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
@@ -81,23 +81,33 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 			return nil, fmt.Errorf("store book %d: %w", id, err)
 		}
 	}
+	// A section's text is stored once: in its chunks where they give it
+	// back (sectiontext.go), else in its row.
+	var sections []Section
+	for _, c := range chapters {
+		sections = append(sections, c.Sections...)
+	}
+	texts, fromChunks, joins := layOutSections(sections, chunks)
+	n := 0
 	for _, c := range chapters {
 		if _, err := insCh.ExecContext(ctx, id, c.Index, c.Title, c.Anchor, c.PageStart, c.PageEnd); err != nil {
 			return nil, fmt.Errorf("store chapter %d: %w", c.Index, err)
 		}
 		for _, s := range c.Sections {
+			text, inChunks := texts[n], fromChunks[n]
+			n++
 			var summary any // NULL: not written yet
 			if t.salvage {
 				if summary, err = t.salvagedSummary(ctx, hash, s.Title, s.Text); err != nil {
 					return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
 				}
 			}
-			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, s.Text, summary); err != nil {
+			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, text, inChunks, summary); err != nil {
 				return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
 			}
 		}
 	}
-	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state, role) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state, role, overlap, gap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
@@ -107,13 +117,13 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 		return nil, err
 	}
 	defer insSig.Close()
-	for _, k := range chunks {
+	for i, k := range chunks {
 		state := k.State
 		if state == "" {
 			state = ChunkPending
 		}
 		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state,
-			int(provisionalRole))
+			int(provisionalRole), joins[i].overlap, joins[i].gap)
 		if err != nil {
 			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
@@ -572,6 +582,9 @@ func (d *DB) Check(ctx context.Context) error {
 		return err
 	}
 	if err := d.checkRoles(ctx); err != nil {
+		return err
+	}
+	if err := d.checkSections(ctx); err != nil {
 		return err
 	}
 	return d.checkSketches(ctx)

@@ -20,7 +20,7 @@ type SectionToSummarize struct {
 // that still have chunks waiting for their context.
 func (d *DB) SectionsToSummarize(ctx context.Context, id int64) ([]SectionToSummarize, error) {
 	rows, err := d.db.QueryContext(ctx, `
-SELECT s.chapter_idx, s.idx, c.title, s.title, s.text
+SELECT s.chapter_idx, s.idx, c.title, s.title, s.text, s.from_chunks, s.first_chunk, s.chunk_count
 FROM section s JOIN chapter c ON c.book_id = s.book_id AND c.idx = s.chapter_idx
 WHERE s.book_id = ? AND s.summary IS NULL AND EXISTS (
 	SELECT 1 FROM chunk k WHERE k.book_id = s.book_id AND k.chapter_idx = s.chapter_idx
@@ -31,14 +31,27 @@ ORDER BY s.chapter_idx, s.idx`, id)
 	}
 	defer rows.Close()
 	var out []SectionToSummarize
+	var stored []storedSection
 	for rows.Next() {
 		var s SectionToSummarize
-		if err := rows.Scan(&s.ChapterIndex, &s.Index, &s.Chapter, &s.Title, &s.Text); err != nil {
+		var st storedSection
+		if err := rows.Scan(&s.ChapterIndex, &s.Index, &s.Chapter, &s.Title, &st.text, &st.fromChunks, &st.first, &st.size); err != nil {
 			return nil, err
 		}
 		out = append(out, s)
+		stored = append(stored, st)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The writer has one connection: the rows go before the chunks are read.
+	rows.Close()
+	for i := range out {
+		if out[i].Text, err = stored[i].read(ctx, d.db, id); err != nil {
+			return nil, fmt.Errorf("section %d.%d of book %d: %w", out[i].ChapterIndex, out[i].Index, id, err)
+		}
+	}
+	return out, nil
 }
 
 // StoreSummary records a section's summary ("" for none), so that it is

@@ -59,28 +59,34 @@ func TestMigrationRetitlesSplitSections(t *testing.T) {
 // version n; and opens it with a writer, which upgrades it.
 func olderIndex(t *testing.T, path string, n int, rows ...string) *Writer {
 	t.Helper()
-	ctx := context.Background()
-	db, err := sql.Open("sqlite", dsn(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range migrations[:n] {
-		if _, err := db.ExecContext(ctx, m); err != nil {
-			t.Fatalf("migration %d: %v", i+1, err)
-		}
-	}
-	for _, q := range append(rows, fmt.Sprintf(`PRAGMA user_version = %d`, n)) {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	w, err := OpenWriter(ctx, path, "test")
+	olderIndexDB(t, path, n, rows...).Close()
+	w, err := OpenWriter(context.Background(), path, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Close() })
 	return w
+}
+
+// olderIndexDB makes the index olderIndex does, and returns it open, not
+// upgraded.
+func olderIndexDB(t *testing.T, path string, n int, rows ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range migrations[:n] {
+		if _, err := db.Exec(m); err != nil {
+			t.Fatalf("migration %d: %v", i+1, err)
+		}
+	}
+	for _, q := range append(rows, fmt.Sprintf(`PRAGMA user_version = %d`, n)) {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	return db
 }
 
 // TestMigrationIndexesBooksOnce: in an index made when a trigger put each

@@ -269,17 +269,22 @@ FROM section WHERE book_id = ? ORDER BY chapter_idx, idx`, id)
 func (d *DB) Section(ctx context.Context, id int64, chapter, section int) (Section, string, error) {
 	var s Section
 	var chTitle string
+	var st storedSection
 	err := d.db.QueryRowContext(ctx, `
 SELECT s.chapter_idx, s.idx, s.title, s.synthesized, s.anchor, s.page_start, s.page_end, s.tokens,
-	s.first_chunk, s.chunk_count, s.text, c.title
+	s.first_chunk, s.chunk_count, s.text, s.from_chunks, c.title
 FROM section s JOIN chapter c ON c.book_id = s.book_id AND c.idx = s.chapter_idx
 WHERE s.book_id = ? AND s.chapter_idx = ? AND s.idx = ?`, id, chapter, section).Scan(
 		&s.ChapterIndex, &s.Index, &s.Title, &s.Synthesized, &s.Anchor, &s.PageStart, &s.PageEnd, &s.Tokens,
-		&s.FirstChunk, &s.ChunkCount, &s.Text, &chTitle)
+		&s.FirstChunk, &s.ChunkCount, &st.text, &st.fromChunks, &chTitle)
 	if err == sql.ErrNoRows {
 		return s, "", &Error{Code: NotFound, Msg: fmt.Sprintf("no section %d of chapter %d", section, chapter)}
 	}
 	if err != nil {
+		return s, "", fmt.Errorf("section %d.%d of book %d: %w", chapter, section, id, err)
+	}
+	st.first, st.size = s.FirstChunk, s.ChunkCount
+	if s.Text, err = st.read(ctx, d.db, id); err != nil {
 		return s, "", fmt.Errorf("section %d.%d of book %d: %w", chapter, section, id, err)
 	}
 	return s, chTitle, nil

@@ -352,54 +352,92 @@ func (s *salvager) vectors(ctx context.Context, st *rebuildState) error {
 }
 
 // sections salvages the written summaries, book by book, and chapter by
-// chapter in a book whose sections cannot all be read.
+// chapter in a book whose sections cannot all be read. A section whose
+// text is its chunks' (an index of this grimoire's) is keyed by the text
+// they give back.
 func (s *salvager) sections(ctx context.Context, _ *rebuildState) error {
-	const q = `SELECT title, text, summary FROM section WHERE book_id = ? AND summary IS NOT NULL`
+	q := `SELECT title, text, summary, 0, 0, 0 FROM section WHERE book_id = ? AND summary IS NOT NULL`
+	if s.hasColumn(ctx, "section", "from_chunks") {
+		q = `SELECT title, text, summary, from_chunks, first_chunk, chunk_count FROM section WHERE book_id = ? AND summary IS NOT NULL`
+	}
+	type found struct {
+		title, summary string
+		stored         storedSection
+	}
 	for id, h := range s.books {
+		var sections []found
 		row := func(r *sql.Rows) error {
-			var title, text, summary string
-			if err := r.Scan(&title, &text, &summary); err != nil {
+			var f found
+			if err := r.Scan(&f.title, &f.stored.text, &f.summary, &f.stored.fromChunks, &f.stored.first, &f.stored.size); err != nil {
 				s.unreadable++
 				return nil
 			}
-			key := sectionKey(h, title, text)
-			return s.add(ctx, func(t *Tx) error {
-				_, err := t.tx.ExecContext(ctx, `INSERT INTO salvage_section(key, summary) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, summary)
-				return err
-			})
-		}
-		err := s.read(ctx, q, []any{id}, row)
-		var we writeError
-		if err == nil || errors.As(err, &we) || !isDamage(err) {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		var chapters []int
-		err = s.read(ctx, `SELECT idx FROM chapter WHERE book_id = ?`, []any{id}, func(r *sql.Rows) error {
-			var c int
-			if err := r.Scan(&c); err != nil {
-				s.unreadable++
-				return nil
-			}
-			chapters = append(chapters, c)
+			sections = append(sections, f)
 			return nil
-		})
-		if err != nil {
-			s.unreadable++
-			continue
 		}
-		for _, c := range chapters {
-			if err := s.read(ctx, q+` AND chapter_idx = ?`, []any{id, c}, row); err != nil {
-				if errors.As(err, &we) || !isDamage(err) {
+		if err := s.bookSections(ctx, q, id, row); err != nil {
+			return err
+		}
+		for _, f := range sections {
+			text, err := f.stored.read(ctx, s.src, id)
+			if err != nil {
+				if !isDamage(err) && !errors.Is(err, errBadJoin) {
 					return err
 				}
 				s.unreadable++
+				continue
+			}
+			key := sectionKey(h, f.title, text)
+			err = s.add(ctx, func(t *Tx) error {
+				_, err := t.tx.ExecContext(ctx, `INSERT INTO salvage_section(key, summary) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, key, f.summary)
+				return err
+			})
+			if err != nil {
+				return err
 			}
 		}
 	}
 	return nil
+}
+
+// bookSections runs q, the sections of book id, whole, else chapter by
+// chapter when damage stops it.
+func (s *salvager) bookSections(ctx context.Context, q string, id int64, row func(*sql.Rows) error) error {
+	err := s.read(ctx, q, []any{id}, row)
+	if err == nil || !isDamage(err) {
+		return err
+	}
+	var chapters []int
+	err = s.read(ctx, `SELECT idx FROM chapter WHERE book_id = ?`, []any{id}, func(r *sql.Rows) error {
+		var c int
+		if err := r.Scan(&c); err != nil {
+			s.unreadable++
+			return nil
+		}
+		chapters = append(chapters, c)
+		return nil
+	})
+	if err != nil {
+		s.unreadable++
+		return nil
+	}
+	for _, c := range chapters {
+		if err := s.read(ctx, q+` AND chapter_idx = ?`, []any{id, c}, row); err != nil {
+			if !isDamage(err) {
+				return err
+			}
+			s.unreadable++
+		}
+	}
+	return nil
+}
+
+// hasColumn reports whether the old index's table has the column: an
+// index of an older grimoire may not.
+func (s *salvager) hasColumn(ctx context.Context, table, column string) bool {
+	var n int
+	err := s.src.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, table, column).Scan(&n)
+	return err == nil && n > 0
 }
 
 // ocrPages carries over the text OCR read on scanned pages, so that the
@@ -577,13 +615,24 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	err = readAll(ctx, w.db, `SELECT b.hash, s.title, s.text FROM section s JOIN book b ON b.id = s.book_id WHERE s.summary IS NOT NULL`, func(r *sql.Rows) error {
-		var h Hash
-		var title, text string
-		if err := r.Scan(&h, &title, &text); err != nil {
+	type fromChunks struct {
+		book   int64
+		hash   Hash
+		title  string
+		stored storedSection
+	}
+	var sections []fromChunks
+	err = readAll(ctx, w.db, `
+SELECT b.id, b.hash, s.title, s.text, s.from_chunks, s.first_chunk, s.chunk_count
+FROM section s JOIN book b ON b.id = s.book_id WHERE s.summary IS NOT NULL`, func(r *sql.Rows) error {
+		var s fromChunks
+		if err := r.Scan(&s.book, &s.hash, &s.title, &s.stored.text, &s.stored.fromChunks, &s.stored.first, &s.stored.size); err != nil {
 			return err
 		}
-		if summaries[string(sectionKey(h, title, text))] {
+		switch {
+		case s.stored.fromChunks:
+			sections = append(sections, s)
+		case summaries[string(sectionKey(s.hash, s.title, s.stored.text))]:
 			rep.SummariesReused++
 		}
 		return nil
@@ -591,13 +640,24 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 	if err != nil {
 		return rep, err
 	}
+	// Their chunks are read once the rows are done: the writer has one
+	// connection.
+	for _, s := range sections {
+		text, err := s.stored.read(ctx, w.db, s.book)
+		if err != nil {
+			return rep, err
+		}
+		if summaries[string(sectionKey(s.hash, s.title, text))] {
+			rep.SummariesReused++
+		}
+	}
 	err = w.db.QueryRowContext(ctx, `SELECT count(*) FROM salvage_ocr_page s
 WHERE EXISTS (SELECT 1 FROM book b WHERE b.hash = s.hash)`).Scan(&rep.OCRPagesReused)
 	return rep, err
 }
 
 // readAll runs query, handing each row to row.
-func readAll(ctx context.Context, db *sql.DB, query string, row func(*sql.Rows) error, args ...any) error {
+func readAll(ctx context.Context, db querier, query string, row func(*sql.Rows) error, args ...any) error {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err

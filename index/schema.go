@@ -412,6 +412,31 @@ CREATE TABLE chunk_signature (
 );
 CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
 `,
+	// 21: each section's text stored once, in its chunks where they give
+	// it back (sectiontext.go).
+	sectionsInChunks,
+}
+
+// sectionsInChunks stores each section's text once, in its chunks, where
+// they give it back: a chunk's join to the section's text before it
+// (overlap: its first bytes that repeat it; gap: the section's text
+// between it and the chunk before), and whether a section's text is its
+// chunks' (from_chunks; its row's text is empty then). moveSectionTexts
+// fills them in for the sections stored before.
+const sectionsInChunks = `
+ALTER TABLE chunk ADD COLUMN overlap INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE chunk ADD COLUMN gap TEXT NOT NULL DEFAULT '';
+ALTER TABLE section ADD COLUMN from_chunks INTEGER NOT NULL DEFAULT 0;
+`
+
+// migrationCode returns the Go that migration m runs after its SQL, in the
+// same transaction; nil for most. A migration is known by its SQL, which
+// never changes once shipped, so that no number is written twice.
+func migrationCode(m string) func(context.Context, *sql.Tx) error {
+	if m == sectionsInChunks {
+		return moveSectionTexts
+	}
+	return nil
 }
 
 // SchemaVersion is the schema version this build reads and writes.
@@ -451,6 +476,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	for i := v; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if code := migrationCode(migrations[i]); code != nil {
+			if err := code(ctx, tx); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", i+1, err)
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
