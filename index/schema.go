@@ -6,7 +6,8 @@ import (
 	"fmt"
 )
 
-// migrations are applied in order; PRAGMA user_version is the number applied.
+// migrations are applied in order, by runMigration, which also does what a
+// migration's SQL cannot; PRAGMA user_version is the number applied.
 // Never edit a migration that has shipped: append a new one.
 var migrations = []string{
 	// 1: the initial schema.
@@ -405,6 +406,12 @@ ALTER TABLE chunk ADD COLUMN role INTEGER;
 ALTER TABLE chunk ADD COLUMN signature BLOB;
 CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
 `,
+	// 21: the vectors of embedding and embedding_next stored at the
+	// precision search scans them at (internal/vec8): the scale as a
+	// little-endian float32, then each component as a signed byte, dim+4
+	// bytes in all, where they were 4×dim bytes of float32s. No SQL:
+	// requantizeVectors converts them (see runMigration).
+	``,
 }
 
 // SchemaVersion is the schema version this build reads and writes.
@@ -442,7 +449,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	defer tx.Rollback()
 	for i := v; i < len(migrations); i++ {
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+		if err := runMigration(ctx, tx, i+1); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
 		}
 	}
@@ -451,6 +458,20 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate to version %d: %w", len(migrations), err)
+	}
+	return nil
+}
+
+// runMigration applies migration n (counted from 1): its SQL, then what
+// SQL cannot do.
+func runMigration(ctx context.Context, q execQuerier, n int) error {
+	if m := migrations[n-1]; m != "" {
+		if _, err := q.ExecContext(ctx, m); err != nil {
+			return err
+		}
+	}
+	if n == 21 {
+		return requantizeVectors(ctx, q)
 	}
 	return nil
 }
