@@ -354,32 +354,6 @@ type ChunkText struct {
 // String joins the texts the way they are embedded.
 func (c ChunkText) String() string { return JoinText(c.Heading, c.Context, c.Text) }
 
-// ChunkVectors returns the stored vectors of the given chunks, decoded, by
-// id; chunks without one are left out.
-func (d *DB) ChunkVectors(ctx context.Context, ids []int64) (map[int64][]float32, error) {
-	out := make(map[int64][]float32, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	ph, args := idList(ids)
-	rows, err := d.db.QueryContext(ctx, `SELECT chunk_id, vec FROM embedding WHERE chunk_id IN (`+ph+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("load vectors: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var raw sql.RawBytes
-		if err := rows.Scan(&id, &raw); err != nil {
-			return nil, fmt.Errorf("load vectors: %w", err)
-		}
-		if v := vec8.Floats(raw); v != nil {
-			out[id] = v
-		}
-	}
-	return out, rows.Err()
-}
-
 // JoinText joins a chunk's heading, context and text, leaving out the empty
 // ones, the way they are embedded.
 func JoinText(heading, context, text string) string {

@@ -325,7 +325,8 @@ func dot(a, b []float32) float32 {
 }
 
 // TestQuantizedRecall checks that 8-bit vectors find what float vectors
-// find: recall@50 of the quantized scan against the exact one.
+// find: recall@50 of the quantized scan, which the vector arm returns as
+// it is, against the exact one.
 func TestQuantizedRecall(t *testing.T) {
 	const n, dim, k = 20000, 512, 50
 	rng := rand.New(rand.NewSource(3))
@@ -355,7 +356,7 @@ func TestQuantizedRecall(t *testing.T) {
 		vi.chunks = append(vi.chunks, int64(i))
 		vi.books = append(vi.books, 1)
 	}
-	total, totalRescored := 0.0, 0.0
+	total := 0.0
 	for range 20 {
 		c := centres[rng.Intn(len(centres))]
 		q := make([]float32, dim)
@@ -376,32 +377,18 @@ func TestQuantizedRecall(t *testing.T) {
 		for _, a := range all[:k] {
 			want[a.id] = true
 		}
-		hit, rescored := 0, 0
+		hit := 0
 		for _, g := range vi.search(q, func(int64) bool { return true }, k) {
 			if want[g.chunk] {
 				hit++
 			}
 		}
-		// As the vector arm does: twice as many from the scan, ordered by
-		// their float vectors.
-		floats := make(map[int64][]float32)
-		cands := vi.search(q, func(int64) bool { return true }, 2*k)
-		for _, c := range cands {
-			floats[c.chunk] = exact[c.chunk]
-		}
-		for _, g := range rescore(q, cands, floats, k) {
-			if want[g.chunk] {
-				rescored++
-			}
-		}
 		total += float64(hit) / k
-		totalRescored += float64(rescored) / k
 	}
-	recall, rescored := total/20, totalRescored/20
-	if recall < 0.97 || rescored < 0.999 {
-		t.Errorf("recall@%d of the 8-bit scan: %.3f, rescored: %.4f", k, recall, rescored)
+	if recall := total / 20; recall < 0.97 {
+		t.Errorf("recall@%d of the 8-bit scan: %.3f", k, recall)
 	} else {
-		t.Logf("recall@%d against float32 of the 8-bit scan: %.3f, rescored: %.4f", k, recall, rescored)
+		t.Logf("recall@%d against float32 of the 8-bit scan: %.3f", k, recall)
 	}
 }
 

@@ -1,7 +1,6 @@
 package retrieve
 
 import (
-	"cmp"
 	"container/heap"
 	"context"
 	"fmt"
@@ -177,21 +176,6 @@ func (v *vectorIndex) scan(q []float32, allowed func(int64) bool, k, lo, hi int)
 		}
 	}
 	return h
-}
-
-// rescore orders candidates by their exact cosine with q, from their float
-// vectors, and keeps the best k. A candidate without its vector (its book
-// was pruned since the scan) is dropped.
-func rescore(q []float32, cands []scored, vecs map[int64][]float32, k int) []scored {
-	out := make([]scored, 0, len(cands))
-	for _, c := range cands {
-		if v := vecs[c.chunk]; len(v) == len(q) {
-			c.score = dotFloat(q, v)
-			out = append(out, c)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
-	return out[:min(k, len(out))]
 }
 
 // dotFloat is the inner product of two float vectors.
