@@ -146,8 +146,9 @@ func TestMigrationsAllOrNone(t *testing.T) {
 
 // TestMigrationQuantizesVectors: the float32 vectors an older grimoire
 // stored, in embedding and in embedding_next, come out of the upgrade as
-// quantizing them gives, batch after batch, and keep their rows; a blob of
-// no vector of the model's is left for Check to tell of.
+// quantizing them gives, batch after batch, and keep their rows, packed
+// in a quarter of the pages; a blob of no vector of the model's is left
+// for Check to tell of.
 func TestMigrationQuantizesVectors(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -167,7 +168,7 @@ func TestMigrationQuantizesVectors(t *testing.T) {
 			rows := []string{`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'parsed', 0)`}
 			if tc.stamped {
 				rows = append(rows,
-					`INSERT INTO meta(key, value) VALUES ('embedding_model', '{"provider":"test","model":"a","dim":8}')`,
+					`INSERT INTO meta(key, value) VALUES ('embedding_model', '{"provider":"test","model":"a","dim":512}')`,
 					`INSERT INTO meta(key, value) VALUES ('embedding_next', '{"provider":"test","model":"b","dim":4}')`)
 			}
 			current, next := map[int64][]float32{}, map[int64][]float32{}
@@ -179,7 +180,7 @@ func TestMigrationQuantizesVectors(t *testing.T) {
 					vecRows = append(vecRows, fmt.Sprintf(`(%d, %d, X'0102')`, id, id))
 					continue
 				}
-				current[id] = vector(8)
+				current[id] = vector(512)
 				// Ids not in the chunks' order, as after a re-embedding.
 				vecRows = append(vecRows, fmt.Sprintf(`(%d, %d, X'%x')`, chunks+1-id, id, float32Blob(current[id])))
 				if id%3 == 0 {
@@ -219,8 +220,13 @@ func TestMigrationQuantizesVectors(t *testing.T) {
 			if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM embedding WHERE id != ? - chunk_id`, chunks+1).Scan(&moved); err != nil || moved != 1 {
 				t.Errorf("%d vectors changed rows (%v), want only the odd one apart", moved, err)
 			}
+			// Float32s took a page each.
+			var pages int
+			if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM dbstat WHERE name = 'embedding'`).Scan(&pages); err != nil || pages > chunks/4 {
+				t.Errorf("the vectors take %d pages (%v), want a quarter of %d", pages, err, chunks)
+			}
 			err := w.Check(ctx)
-			if tc.stamped && (err == nil || !strings.Contains(err.Error(), "embedding: 1 not 12 bytes long")) {
+			if tc.stamped && (err == nil || !strings.Contains(err.Error(), "embedding: 1 not 516 bytes long")) {
 				t.Errorf("Check: %v, want the odd vector told of", err)
 			}
 			if !tc.stamped && err != nil {

@@ -50,20 +50,20 @@ func float32s(raw []byte) []float32 {
 const requantizeBatch = 1000
 
 // requantizeVectors is migration 21: it converts the float32 vectors of
-// embedding and embedding_next to the vec8 encoding, in place. A vector is
-// one when it is as long as its model's dimension (its stamp) makes it,
-// or, without a stamp, any whole number of floats. Others are left as they
-// are: they were of no use before either, and Check tells of them.
+// embedding and embedding_next to the vec8 encoding. A vector is one when
+// it is as long as its model's dimension (its stamp) makes it, or, without
+// a stamp, any whole number of floats. Others are left as they are: they
+// were of no use before either, and Check tells of them.
 func requantizeVectors(ctx context.Context, q execQuerier) error {
-	for _, t := range []struct{ table, key, stamp string }{
-		{"embedding", "id", stampKey},
-		{"embedding_next", "chunk_id", nextStampKey},
+	for _, t := range []struct{ table, key, restore, stamp string }{
+		{"embedding", "id", `INSERT INTO embedding(id, chunk_id, vec) SELECT key, chunk_id, vec FROM temp.requantized ORDER BY key`, stampKey},
+		{"embedding_next", "chunk_id", `INSERT INTO embedding_next(chunk_id, vec) SELECT chunk_id, vec FROM temp.requantized ORDER BY key`, nextStampKey},
 	} {
 		dim, err := stampDim(ctx, q, t.stamp)
-		if err != nil {
-			return fmt.Errorf("convert the vectors of %s: %w", t.table, err)
+		if err == nil {
+			err = requantizeTable(ctx, q, t.table, t.key, t.restore, dim)
 		}
-		if err := requantizeTable(ctx, q, t.table, t.key, dim); err != nil {
+		if err != nil {
 			return fmt.Errorf("convert the vectors of %s: %w", t.table, err)
 		}
 	}
@@ -88,32 +88,45 @@ func stampDim(ctx context.Context, q execQuerier, key string) (int, error) {
 	return max(s.Dim, 0), nil
 }
 
-func requantizeTable(ctx context.Context, q execQuerier, table, key string, dim int) error {
-	sel := `SELECT ` + key + `, vec FROM ` + table + ` WHERE ` + key + ` > ?1
-	AND (length(vec) = 4 * ?2 OR (?2 = 0 AND length(vec) > 0 AND length(vec) % 4 = 0))
-ORDER BY ` + key + ` LIMIT ?3`
-	upd := `UPDATE ` + table + ` SET vec = ? WHERE ` + key + ` = ?`
+// requantizeTable converts the vectors of table into a temporary table,
+// in batches by key, then writes the table again from it. Rows updated in
+// place would stay on their pages, a quarter full: the table would keep
+// every page it had, none of them free for the index to reuse.
+func requantizeTable(ctx context.Context, q execQuerier, table, key, restore string, dim int) error {
+	const isFloats = `(length(vec) = 4 * ?1 OR (?1 = 0 AND length(vec) > 0 AND length(vec) % 4 = 0))`
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE `+isFloats, dim).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	if _, err := q.ExecContext(ctx, `CREATE TEMP TABLE requantized (key INTEGER PRIMARY KEY, chunk_id INTEGER NOT NULL, vec BLOB NOT NULL)`); err != nil {
+		return err
+	}
+	sel := `SELECT ` + key + `, chunk_id, vec, ` + isFloats + ` FROM ` + table + ` WHERE ` + key + ` > ?2 ORDER BY ` + key + ` LIMIT ?3`
 	type row struct {
-		key int64
-		vec []byte
+		key, chunk int64
+		vec        []byte
 	}
 	var after int64
 	for {
-		// A batch is read whole before it is written: SQLite leaves
-		// undefined what a query sees of rows changed while it runs.
-		rows, err := q.QueryContext(ctx, sel, after, dim, requantizeBatch)
+		// A batch is read whole before it is written: a query's rows are
+		// only valid until the next statement.
+		rows, err := q.QueryContext(ctx, sel, dim, after, requantizeBatch)
 		if err != nil {
 			return err
 		}
 		var batch []row
 		for rows.Next() {
 			var r row
-			var raw sql.RawBytes
-			if err := rows.Scan(&r.key, &raw); err != nil {
+			var raw []byte
+			var convert bool
+			if err := rows.Scan(&r.key, &r.chunk, &raw, &convert); err != nil {
 				rows.Close()
 				return err
 			}
-			r.vec = vec8.Append(nil, float32s(raw))
+			r.vec = raw
+			if convert {
+				r.vec = vec8.Append(nil, float32s(raw))
+			}
 			batch = append(batch, r)
 		}
 		rows.Close()
@@ -121,15 +134,21 @@ ORDER BY ` + key + ` LIMIT ?3`
 			return err
 		}
 		for _, r := range batch {
-			if _, err := q.ExecContext(ctx, upd, r.vec, r.key); err != nil {
+			if _, err := q.ExecContext(ctx, `INSERT INTO temp.requantized(key, chunk_id, vec) VALUES (?, ?, ?)`, r.key, r.chunk, r.vec); err != nil {
 				return err
 			}
 			after = r.key
 		}
 		if len(batch) < requantizeBatch {
-			return nil
+			break
 		}
 	}
+	for _, s := range []string{`DELETE FROM ` + table, restore, `DROP TABLE temp.requantized`} {
+		if _, err := q.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkVectors checks that every stored vector is as long as the
