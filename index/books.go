@@ -3,15 +3,14 @@ package index
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/suggest"
+	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 // BooksToIngest returns the books that are pending or parsed, oldest first,
@@ -218,8 +217,9 @@ func (d *DB) ChunksToEmbedAfter(ctx context.Context, id int64, after, limit int)
 	return out, rows.Err()
 }
 
-// StoreEmbeddings stores one vector per chunk id and marks those chunks
-// embedded, in one transaction.
+// StoreEmbeddings stores one vector per chunk id, at the precision search
+// scans it at (internal/vec8), and marks those chunks embedded, in one
+// transaction.
 func (w *Writer) StoreEmbeddings(ctx context.Context, ids []int64, vecs [][]float32) error {
 	return w.Update(ctx, func(t *Tx) error { return t.StoreEmbeddings(ctx, ids, vecs) })
 }
@@ -243,7 +243,7 @@ ON CONFLICT(chunk_id) DO UPDATE SET vec = excluded.vec`)
 	defer upd.Close()
 	var buf []byte
 	for i, id := range ids {
-		buf = EncodeVector(buf[:0], vecs[i])
+		buf = vec8.Append(buf[:0], vecs[i])
 		if _, err := ins.ExecContext(ctx, id, buf); err != nil {
 			return fmt.Errorf("store embedding of chunk %d: %w", id, err)
 		}
@@ -516,22 +516,6 @@ func (w *Writer) SetStamp(ctx context.Context, s Stamp) error {
 	return nil
 }
 
-// EncodeVector appends v as little-endian float32s to dst.
-func EncodeVector(dst []byte, v []float32) []byte {
-	for _, f := range v {
-		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(f))
-	}
-	return dst
-}
-
-// DecodeVector decodes what EncodeVector wrote into dst, which must have
-// room for len(b)/4 values.
-func DecodeVector(dst []float32, b []byte) {
-	for i := range dst {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-}
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -585,6 +569,9 @@ func (d *DB) Check(ctx context.Context) error {
 		return err
 	}
 	if err := d.checkSections(ctx); err != nil {
+		return err
+	}
+	if err := d.checkVectors(ctx); err != nil {
 		return err
 	}
 	return d.checkSketches(ctx)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 // SectionToSummarize is a section whose Contextual Retrieval summary has not
@@ -216,7 +218,7 @@ func (w *Writer) StoreNextEmbeddings(ctx context.Context, ids []int64, vecs [][]
 		defer ins.Close()
 		var buf []byte
 		for i, id := range ids {
-			buf = EncodeVector(buf[:0], vecs[i])
+			buf = vec8.Append(buf[:0], vecs[i])
 			if _, err := ins.ExecContext(ctx, id, buf); err != nil {
 				return fmt.Errorf("store new embedding of chunk %d: %w", id, err)
 			}

@@ -415,17 +415,6 @@ func TestStamp(t *testing.T) {
 	}
 }
 
-func TestVectorsRoundTrip(t *testing.T) {
-	v := []float32{0.5, -1, 3.25}
-	got := make([]float32, 3)
-	DecodeVector(got, EncodeVector(nil, v))
-	for i := range v {
-		if got[i] != v[i] {
-			t.Fatalf("got %v, want %v", got, v)
-		}
-	}
-}
-
 // TestCountVectors: all of them, counted another way than a range, and
 // those after an id.
 func TestCountVectors(t *testing.T) {

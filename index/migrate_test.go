@@ -1,13 +1,19 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
+	"math"
+	"math/rand"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 // TestMigrationRetitlesSplitSections checks that sections cut out of a long
@@ -76,8 +82,8 @@ func olderIndexDB(t *testing.T, path string, n int, rows ...string) *sql.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, m := range migrations[:n] {
-		if _, err := db.Exec(m); err != nil {
+	for i := range n {
+		if err := runMigration(context.Background(), db, i+1); err != nil {
 			t.Fatalf("migration %d: %v", i+1, err)
 		}
 	}
@@ -142,4 +148,105 @@ func TestMigrationsAllOrNone(t *testing.T) {
 	if v, err := userVersion(ctx, db); err != nil || v != postings-1 {
 		t.Errorf("after a failed upgrade the index is at version %d (%v), want %d as it was", v, err, postings-1)
 	}
+}
+
+// TestMigrationQuantizesVectors: the float32 vectors an older grimoire
+// stored, in embedding and in embedding_next, come out of the upgrade as
+// quantizing them gives, batch after batch, and keep their rows, packed
+// in a quarter of the pages; a blob of no vector of the model's is left
+// for Check to tell of.
+func TestMigrationQuantizesVectors(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		stamped bool
+	}{{"stamped", true}, {"without stamps", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			const chunks = requantizeBatch + 7
+			rng := rand.New(rand.NewSource(1))
+			vector := func(dim int) []float32 {
+				v := make([]float32, dim)
+				for i := range v {
+					v[i] = float32(rng.NormFloat64())
+				}
+				return v
+			}
+			rows := []string{`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'parsed', 0)`}
+			if tc.stamped {
+				rows = append(rows,
+					`INSERT INTO meta(key, value) VALUES ('embedding_model', '{"provider":"test","model":"a","dim":512}')`,
+					`INSERT INTO meta(key, value) VALUES ('embedding_next', '{"provider":"test","model":"b","dim":4}')`)
+			}
+			current, next := map[int64][]float32{}, map[int64][]float32{}
+			var chunkRows, vecRows, nextRows []string
+			for id := int64(1); id <= chunks+1; id++ {
+				chunkRows = append(chunkRows, fmt.Sprintf(`(%d, 1, %d, 0, 0, 'h', 't', 'embedded')`, id, id))
+				if id > chunks {
+					// Half a float too long: no vector, before or after.
+					vecRows = append(vecRows, fmt.Sprintf(`(%d, %d, X'0102')`, id, id))
+					continue
+				}
+				current[id] = vector(512)
+				// Ids not in the chunks' order, as after a re-embedding.
+				vecRows = append(vecRows, fmt.Sprintf(`(%d, %d, X'%x')`, chunks+1-id, id, float32Blob(current[id])))
+				if id%3 == 0 {
+					next[id] = vector(4)
+					nextRows = append(nextRows, fmt.Sprintf(`(%d, X'%x')`, id, float32Blob(next[id])))
+				}
+			}
+			rows = append(rows,
+				`INSERT INTO chunk(id, book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES `+strings.Join(chunkRows, ", "),
+				`INSERT INTO chunk_fts(chunk_fts) VALUES ('rebuild')`,
+				`INSERT INTO embedding(id, chunk_id, vec) VALUES `+strings.Join(vecRows, ", "),
+				`INSERT INTO embedding_next(chunk_id, vec) VALUES `+strings.Join(nextRows, ", "))
+			w := olderIndex(t, filepath.Join(t.TempDir(), "g.db"), 20, rows...)
+
+			for table, want := range map[string]map[int64][]float32{"embedding": current, "embedding_next": next} {
+				got := map[int64][]byte{}
+				err := readAll(ctx, w.db, `SELECT chunk_id, vec FROM `+table, func(r *sql.Rows) error {
+					var id int64
+					var vec []byte
+					err := r.Scan(&id, &vec)
+					got[id] = vec
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for id, v := range want {
+					if w := vec8.Append(nil, v); !bytes.Equal(got[id], w) {
+						t.Fatalf("%s, chunk %d: % x, want % x", table, id, got[id], w)
+					}
+				}
+				if table == "embedding" && (len(got) != len(want)+1 || !bytes.Equal(got[chunks+1], []byte{1, 2})) {
+					t.Errorf("embedding: %d rows, the odd one % x", len(got), got[chunks+1])
+				}
+			}
+			var moved int
+			if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM embedding WHERE id != ? - chunk_id`, chunks+1).Scan(&moved); err != nil || moved != 1 {
+				t.Errorf("%d vectors changed rows (%v), want only the odd one apart", moved, err)
+			}
+			// Float32s took a page each.
+			var pages int
+			if err := w.db.QueryRowContext(ctx, `SELECT count(*) FROM dbstat WHERE name = 'embedding'`).Scan(&pages); err != nil || pages > chunks/4 {
+				t.Errorf("the vectors take %d pages (%v), want a quarter of %d", pages, err, chunks)
+			}
+			err := w.Check(ctx)
+			if tc.stamped && (err == nil || !strings.Contains(err.Error(), "embedding: 1 not 516 bytes long")) {
+				t.Errorf("Check: %v, want the odd vector told of", err)
+			}
+			if !tc.stamped && err != nil {
+				t.Errorf("Check: %v", err)
+			}
+		})
+	}
+}
+
+// float32Blob is a vector as grimoires before schema 22 stored it.
+func float32Blob(v []float32) []byte {
+	var b []byte
+	for _, f := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	return b
 }

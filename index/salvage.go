@@ -9,6 +9,8 @@ import (
 	"fmt"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 // The salvage is what a rebuild read of the old index, kept in the new one
@@ -335,12 +337,13 @@ func (s *salvager) vectors(ctx context.Context, st *rebuildState) error {
 	}
 	return s.scan(ctx, `SELECT chunk_id, vec FROM embedding WHERE id BETWEEN ? AND ?`, s.maxID(ctx, "embedding", "id"), func(r *sql.Rows) error {
 		var chunk int64
-		var vec []byte
-		if err := r.Scan(&chunk, &vec); err != nil {
+		var raw []byte
+		if err := r.Scan(&chunk, &raw); err != nil {
 			s.unreadable++
 			return nil
 		}
-		if len(vec) != 4*st.Vectors.Dim {
+		vec, ok := storedVector(raw, st.Vectors.Dim)
+		if !ok {
 			s.unreadable++
 			return nil
 		}
@@ -517,12 +520,16 @@ func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp 
 			return nil, fmt.Errorf("read the salvage: %w", err)
 		}
 		chunks[i].Context, chunks[i].State = context, ChunkContextualized
-		if useVecs && len(vec) == 4*stamp.Dim {
+		if !useVecs {
+			continue
+		}
+		// A rebuild begun by a grimoire before schema 21 salvaged
+		// float32s.
+		if v, ok := storedVector(vec, stamp.Dim); ok {
 			if vecs == nil {
 				vecs = make([][]float32, len(chunks))
 			}
-			vecs[i] = make([]float32, stamp.Dim)
-			DecodeVector(vecs[i], vec)
+			vecs[i] = vec8.Floats(v)
 		}
 	}
 	return vecs, nil

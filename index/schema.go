@@ -6,7 +6,8 @@ import (
 	"fmt"
 )
 
-// migrations are applied in order; PRAGMA user_version is the number applied.
+// migrations are applied in order, by runMigration, which also does what a
+// migration's SQL cannot; PRAGMA user_version is the number applied.
 // Never edit a migration that has shipped: append a new one.
 var migrations = []string{
 	// 1: the initial schema.
@@ -415,6 +416,12 @@ CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
 	// 21: each section's text stored once, in its chunks where they give
 	// it back (sectiontext.go).
 	sectionsInChunks,
+	// 22: the vectors of embedding and embedding_next stored at the
+	// precision search scans them at (internal/vec8): the scale as a
+	// little-endian float32, then each component as a signed byte, dim+4
+	// bytes in all, where they were 4×dim bytes of float32s. No SQL:
+	// requantizeVectors converts them.
+	``,
 }
 
 // sectionsInChunks stores each section's text once, in its chunks, where
@@ -429,12 +436,14 @@ ALTER TABLE chunk ADD COLUMN gap TEXT NOT NULL DEFAULT '';
 ALTER TABLE section ADD COLUMN from_chunks INTEGER NOT NULL DEFAULT 0;
 `
 
-// migrationCode returns the Go that migration m runs after its SQL, in the
-// same transaction; nil for most. A migration is known by its SQL, which
-// never changes once shipped, so that no number is written twice.
-func migrationCode(m string) func(context.Context, *sql.Tx) error {
-	if m == sectionsInChunks {
+// migrationCode returns the Go that migration n (counted from 1) runs
+// after its SQL, in the same transaction; nil for most.
+func migrationCode(n int) func(context.Context, execQuerier) error {
+	switch n {
+	case 21:
 		return moveSectionTexts
+	case 22:
+		return requantizeVectors
 	}
 	return nil
 }
@@ -474,13 +483,8 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	defer tx.Rollback()
 	for i := v; i < len(migrations); i++ {
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+		if err := runMigration(ctx, tx, i+1); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
-		}
-		if code := migrationCode(migrations[i]); code != nil {
-			if err := code(ctx, tx); err != nil {
-				return fmt.Errorf("migrate to version %d: %w", i+1, err)
-			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
@@ -488,6 +492,20 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("migrate to version %d: %w", len(migrations), err)
+	}
+	return nil
+}
+
+// runMigration applies migration n (counted from 1): its SQL, then its
+// code.
+func runMigration(ctx context.Context, q execQuerier, n int) error {
+	if m := migrations[n-1]; m != "" {
+		if _, err := q.ExecContext(ctx, m); err != nil {
+			return err
+		}
+	}
+	if code := migrationCode(n); code != nil {
+		return code(ctx, q)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/internal/passage"
+	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 // FTSHit is one chunk found by full-text search. Score is BM25 with the sign
@@ -269,8 +270,8 @@ SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunk'), 0) || '/
 	return k, nil
 }
 
-// VectorRow is one stored embedding, as Vectors yields it. Vec is only valid
-// during the callback.
+// VectorRow is one stored embedding, as Vectors yields it. Vec is its
+// encoding (internal/vec8), only valid during the callback.
 type VectorRow struct {
 	ID      int64
 	ChunkID int64
@@ -341,7 +342,8 @@ ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
 }
 
 // ChunkText is what search re-reads of a candidate chunk to re-score it:
-// the texts that were indexed, and its stored vector (nil when it has none).
+// the texts that were indexed, and its stored vector decoded (nil when it
+// has none).
 type ChunkText struct {
 	// BookID is the book the chunk belongs to.
 	BookID                 int64
@@ -351,43 +353,6 @@ type ChunkText struct {
 
 // String joins the texts the way they are embedded.
 func (c ChunkText) String() string { return JoinText(c.Heading, c.Context, c.Text) }
-
-// ChunkVectors returns the stored vectors of the given chunks, by id; chunks
-// without one are left out.
-func (d *DB) ChunkVectors(ctx context.Context, ids []int64) (map[int64][]float32, error) {
-	out := make(map[int64][]float32, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	ph, args := idList(ids)
-	rows, err := d.db.QueryContext(ctx, `SELECT chunk_id, vec FROM embedding WHERE chunk_id IN (`+ph+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("load vectors: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var raw sql.RawBytes
-		if err := rows.Scan(&id, &raw); err != nil {
-			return nil, fmt.Errorf("load vectors: %w", err)
-		}
-		if v := decodeVec(raw); v != nil {
-			out[id] = v
-		}
-	}
-	return out, rows.Err()
-}
-
-// decodeVec decodes a stored vector into a new slice; nil when raw is
-// empty or not a whole number of floats.
-func decodeVec(raw []byte) []float32 {
-	if len(raw) == 0 || len(raw)%4 != 0 {
-		return nil
-	}
-	v := make([]float32, len(raw)/4)
-	DecodeVector(v, raw)
-	return v
-}
 
 // JoinText joins a chunk's heading, context and text, leaving out the empty
 // ones, the way they are embedded.
@@ -423,7 +388,7 @@ WHERE k.id IN (`+ph+`)`, args...)
 		if err := rows.Scan(&id, &c.BookID, &c.Heading, &c.Context, &c.Text, &raw); err != nil {
 			return nil, fmt.Errorf("load candidates: %w", err)
 		}
-		c.Vec = decodeVec(raw)
+		c.Vec = vec8.Floats(raw)
 		out[id] = c
 	}
 	return out, rows.Err()

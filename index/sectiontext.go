@@ -197,7 +197,7 @@ func sectionChunks(s Section, byIndex map[int]int, taken []bool) ([]int, bool) {
 // moveSectionTexts moves the texts of the sections an older grimoire
 // stored into their chunks, where they give them back: the migration that
 // adds the joins runs it. A book's text is in memory at a time.
-func moveSectionTexts(ctx context.Context, tx *sql.Tx) error {
+func moveSectionTexts(ctx context.Context, tx execQuerier) error {
 	var books []int64
 	err := readAll(ctx, tx, `SELECT DISTINCT book_id FROM section ORDER BY book_id`, func(r *sql.Rows) error {
 		var id int64
@@ -246,7 +246,7 @@ func moveSectionTexts(ctx context.Context, tx *sql.Tx) error {
 
 // storedBookText reads the sections of book id that hold their text, and
 // the book's chunks' texts.
-func storedBookText(ctx context.Context, tx *sql.Tx, id int64) ([]Section, []Chunk, error) {
+func storedBookText(ctx context.Context, tx execQuerier, id int64) ([]Section, []Chunk, error) {
 	var secs []Section
 	err := readAll(ctx, tx, `SELECT chapter_idx, idx, first_chunk, chunk_count, text FROM section WHERE book_id = ? AND from_chunks = 0`, func(r *sql.Rows) error {
 		var s Section

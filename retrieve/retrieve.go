@@ -888,18 +888,10 @@ func (s *Searcher) vectorArm(ctx context.Context, queryVecs []func() ([]float32,
 			// No features (punctuation only): every chunk would tie.
 			continue
 		}
-		// The 8-bit scan picks twice the pool; the stored float vectors
-		// of those decide the order.
-		cands := s.vecs.search(qv, func(b int64) bool { return allowed[b] }, 2*pool)
-		ids := make([]int64, len(cands))
-		for i, c := range cands {
-			ids[i] = c.chunk
-		}
-		exact, err := s.db.ChunkVectors(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		lists = append(lists, rescore(qv, cands, exact, pool))
+		// The vectors are stored at the precision of the scan: its
+		// scores are final. A chunk pruned since the refresh is dropped
+		// when the hits are loaded.
+		lists = append(lists, s.vecs.search(qv, func(b int64) bool { return allowed[b] }, pool))
 	}
 	return lists, nil
 }
