@@ -96,7 +96,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 			}
 		}
 	}
-	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,8 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 		if state == "" {
 			state = ChunkPending
 		}
-		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state)
+		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state,
+			textLength(k.Heading, k.Context, k.Text))
 		if err != nil {
 			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
@@ -559,6 +560,9 @@ func (d *DB) Check(ctx context.Context) error {
 		return err
 	}
 	if err := d.checkPostings(ctx); err != nil {
+		return err
+	}
+	if err := d.checkLengths(ctx); err != nil {
 		return err
 	}
 	if err := d.checkRoles(ctx); err != nil {

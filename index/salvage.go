@@ -597,7 +597,7 @@ WHERE EXISTS (SELECT 1 FROM book b WHERE b.hash = s.hash)`).Scan(&rep.OCRPagesRe
 }
 
 // readAll runs query, handing each row to row.
-func readAll(ctx context.Context, db *sql.DB, query string, row func(*sql.Rows) error, args ...any) error {
+func readAll(ctx context.Context, db querier, query string, row func(*sql.Rows) error, args ...any) error {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err

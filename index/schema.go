@@ -405,6 +405,34 @@ ALTER TABLE chunk ADD COLUMN role INTEGER;
 ALTER TABLE chunk ADD COLUMN signature BLOB;
 CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
 `,
+	// 21: each chunk's length in tokens (textLength), and the library's
+	// count of chunks and of their tokens, which BM25 normalises by,
+	// kept by triggers in the transaction that adds or removes chunks.
+	// fillLengths measures the chunks stored before.
+	`
+ALTER TABLE chunk ADD COLUMN length INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE text_totals (
+	id     INTEGER PRIMARY KEY CHECK (id = 1),
+	chunks INTEGER NOT NULL,
+	tokens INTEGER NOT NULL
+);
+INSERT INTO text_totals(id, chunks, tokens) SELECT 1, count(*), 0 FROM chunk;
+CREATE TRIGGER text_totals_insert AFTER INSERT ON chunk BEGIN
+	UPDATE text_totals SET chunks = chunks + 1, tokens = tokens + new.length;
+END;
+CREATE TRIGGER text_totals_delete AFTER DELETE ON chunk BEGIN
+	UPDATE text_totals SET chunks = chunks - 1, tokens = tokens - old.length;
+END;
+CREATE TRIGGER text_totals_update AFTER UPDATE OF length ON chunk BEGIN
+	UPDATE text_totals SET tokens = tokens + new.length - old.length;
+END;
+`,
+}
+
+// migrationSteps do, after the SQL of the migration they are numbered
+// with, what SQL cannot.
+var migrationSteps = map[int]func(context.Context, *sql.Tx) error{
+	21: fillLengths,
 }
 
 // SchemaVersion is the schema version this build reads and writes.
@@ -444,6 +472,11 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	for i := v; i < len(migrations); i++ {
 		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
 			return fmt.Errorf("migrate to version %d: %w", i+1, err)
+		}
+		if step := migrationSteps[i+1]; step != nil {
+			if err := step(ctx, tx); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", i+1, err)
+			}
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", len(migrations))); err != nil {
