@@ -106,7 +106,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 			}
 		}
 	}
-	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state, role, overlap, gap) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	insChunk, err := t.tx.PrepareContext(ctx, `INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state, role, overlap, gap, length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 			state = ChunkPending
 		}
 		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state,
-			int(provisionalRole), joins[i].overlap, joins[i].gap)
+			int(provisionalRole), joins[i].overlap, joins[i].gap, textLength(k.Heading, k.Context, k.Text))
 		if err != nil {
 			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}
@@ -563,6 +563,9 @@ func (d *DB) Check(ctx context.Context) error {
 		return err
 	}
 	if err := d.checkPostings(ctx); err != nil {
+		return err
+	}
+	if err := d.checkLengths(ctx); err != nil {
 		return err
 	}
 	if err := d.checkRoles(ctx); err != nil {

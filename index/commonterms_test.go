@@ -97,9 +97,7 @@ func TestCommonTermCountsStayFTS5s(t *testing.T) {
 	refresh()
 	check("counted again after a removal", true)
 
-	if _, err := w.exec(ctx, `UPDATE chunk SET context = 'the harpoon' WHERE book_id = ?`, books[1].ID); err != nil {
-		t.Fatal(err)
-	}
+	setContext(t, w, books[1].ID, "the harpoon")
 	check("after a chunk's context was written", false)
 	refresh()
 	check("counted again after a context", true)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 
@@ -97,9 +98,22 @@ ORDER BY k.idx LIMIT ?`, id, limit)
 }
 
 // StoreContext records a chunk's situating context and moves it to
-// contextualized; the full-text index follows by trigger.
+// contextualized; the full-text index follows by trigger, and the chunk's
+// length in tokens with the context's.
 func (w *Writer) StoreContext(ctx context.Context, chunkID int64, text string) error {
-	_, err := w.exec(ctx, `UPDATE chunk SET context = ?, state = 'contextualized' WHERE id = ? AND state = 'pending'`, text, chunkID)
+	err := w.Update(ctx, func(t *Tx) error {
+		var heading, body string
+		err := t.tx.QueryRowContext(ctx, `SELECT heading, text FROM chunk WHERE id = ? AND state = 'pending'`, chunkID).Scan(&heading, &body)
+		if err == sql.ErrNoRows {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		_, err = t.tx.ExecContext(ctx, `UPDATE chunk SET context = ?, length = ?, state = 'contextualized' WHERE id = ?`,
+			text, textLength(heading, text, body), chunkID)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("store context of chunk %d: %w", chunkID, err)
 	}

@@ -116,8 +116,7 @@ func eachPosting(b []byte, fn func(p posting)) error {
 // stored, and records that it has them.
 func (t *Tx) writePostings(ctx context.Context, id int64) error {
 	rows, err := t.tx.QueryContext(ctx, `
-SELECT k.id, k.heading, k.context, k.text, d.sz FROM chunk k JOIN chunk_fts_docsize d ON d.id = k.id
-WHERE k.book_id = ? ORDER BY k.id`, id)
+SELECT id, heading, context, text, length FROM chunk WHERE book_id = ? ORDER BY id`, id)
 	if err != nil {
 		return fmt.Errorf("postings of book %d: %w", id, err)
 	}
@@ -136,12 +135,10 @@ WHERE k.book_id = ? ORDER BY k.id`, id)
 	for rows.Next() {
 		var c chunkTokens
 		var cols [3]string
-		var sz []byte
-		if err := rows.Scan(&c.id, &cols[0], &cols[1], &cols[2], &sz); err != nil {
+		if err := rows.Scan(&c.id, &cols[0], &cols[1], &cols[2], &c.length); err != nil {
 			rows.Close()
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
-		c.length = sumVarints(sz)
 		sk.add(cols[2])
 		for i, text := range cols {
 			eachToken(text, func(tok string) {
@@ -428,7 +425,7 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 	if err != nil {
 		return nil, true, err
 	}
-	nRow, avgLen, err := d.FTSRows(ctx)
+	nRow, avgLen, err := d.TextTotals(ctx)
 	if err != nil || nRow == 0 {
 		return nil, true, err
 	}

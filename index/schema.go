@@ -422,6 +422,28 @@ CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
 	// bytes in all, where they were 4×dim bytes of float32s. No SQL:
 	// requantizeVectors converts them.
 	``,
+	// 23: each chunk's length in tokens (textLength), and the library's
+	// count of chunks and of their tokens, which BM25 normalises by,
+	// kept by triggers in the transaction that adds or removes chunks.
+	// fillLengths measures the chunks stored before.
+	`
+ALTER TABLE chunk ADD COLUMN length INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE text_totals (
+	id     INTEGER PRIMARY KEY CHECK (id = 1),
+	chunks INTEGER NOT NULL,
+	tokens INTEGER NOT NULL
+);
+INSERT INTO text_totals(id, chunks, tokens) SELECT 1, count(*), 0 FROM chunk;
+CREATE TRIGGER text_totals_insert AFTER INSERT ON chunk BEGIN
+	UPDATE text_totals SET chunks = chunks + 1, tokens = tokens + new.length;
+END;
+CREATE TRIGGER text_totals_delete AFTER DELETE ON chunk BEGIN
+	UPDATE text_totals SET chunks = chunks - 1, tokens = tokens - old.length;
+END;
+CREATE TRIGGER text_totals_update AFTER UPDATE OF length ON chunk BEGIN
+	UPDATE text_totals SET tokens = tokens + new.length - old.length;
+END;
+`,
 }
 
 // sectionsInChunks stores each section's text once, in its chunks, where
@@ -444,6 +466,8 @@ func migrationCode(n int) func(context.Context, execQuerier) error {
 		return moveSectionTexts
 	case 22:
 		return requantizeVectors
+	case 23:
+		return fillLengths
 	}
 	return nil
 }

@@ -58,6 +58,16 @@ func eachToken(text string, fn func(tok string)) {
 	}
 }
 
+// textLength is a chunk's length in tokens, its heading's, context's and
+// text's together, as BM25 normalises by it.
+func textLength(heading, context, text string) int {
+	n := 0
+	for _, col := range [3]string{heading, context, text} {
+		eachToken(col, func(string) { n++ })
+	}
+	return n
+}
+
 // ProbeTokenChars asks FTS5's tokenizer, in db (a database of its own),
 // which code points up to last it keeps inside a token, and returns them
 // as ranges. For gentokens and the test that checks its table.
@@ -182,4 +192,21 @@ func probe(ctx context.Context, db *sql.DB, tokenizer string, codes func(yield f
 		return nil, err
 	}
 	return tx, nil
+}
+
+// ftsVarint decodes one of SQLite's variable-length integers (big-endian,
+// seven bits a byte, the ninth byte whole), which FTS5's records are made
+// of, and returns the rest of b. A truncated one ends the record.
+func ftsVarint(b []byte) (uint64, []byte) {
+	var v uint64
+	for i := 0; i < len(b); i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), b[i+1:]
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i]&0x80 == 0 {
+			return v, b[i+1:]
+		}
+	}
+	return v, nil
 }

@@ -46,7 +46,7 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 	if err != nil {
 		return nil, err
 	}
-	lengths, err := s.db.FTSLengths(ctx, ids)
+	lengths, err := s.db.ChunkLengths(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

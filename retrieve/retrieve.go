@@ -1076,10 +1076,10 @@ func (s *Searcher) checkStats(ctx context.Context) error {
 	if key == s.statsKey && s.df != nil {
 		return nil
 	}
-	// The full-text index has a row per chunk, and keeps their number in
-	// one record; counting the chunk rows walks them all (0.2 s at a
-	// million chunks, for every `grimoire query`).
-	rows, avgLen, err := s.db.FTSRows(ctx)
+	// The index keeps the count of chunks in one row; counting the chunk
+	// rows walks them all (0.2 s at a million chunks, for every
+	// `grimoire query`).
+	rows, avgLen, err := s.db.TextTotals(ctx)
 	if err != nil {
 		return err
 	}
@@ -1088,8 +1088,8 @@ func (s *Searcher) checkStats(ctx context.Context) error {
 	return nil
 }
 
-// ftsRows caches FTS5's row count and average row length until the index
-// changes.
+// ftsRows caches the library's count of chunks and their average length
+// until the index changes.
 func (s *Searcher) ftsRows(ctx context.Context) (int64, float64, error) {
 	if err := s.checkStats(ctx); err != nil {
 		return 0, 0, err
