@@ -17,9 +17,8 @@ import (
 
 // DB holds the read queries that the writer and readers share.
 type DB struct {
-	db    *sql.DB
-	path  string
-	stems *stemmer
+	db   *sql.DB
+	path string
 }
 
 // Path returns the database file's path.
@@ -27,7 +26,6 @@ func (d *DB) Path() string { return d.path }
 
 // Close closes the database.
 func (d *DB) Close() error {
-	d.stems.close()
 	return d.db.Close()
 }
 
@@ -192,7 +190,7 @@ func openWriter(ctx context.Context, abs string, own *fileLock, lockID, holder s
 	// One connection: SQLite has one writer anyway, and a pool would only
 	// trade our serialisation for SQLITE_BUSY.
 	db.SetMaxOpenConns(1)
-	w := &Writer{DB: DB{db: db, path: abs, stems: &stemmer{}}, lock: own, lockID: lockID, token: newToken()}
+	w := &Writer{DB: DB{db: db, path: abs}, lock: own, lockID: lockID, token: newToken()}
 	if err := w.init(ctx, holder, o, fresh); err != nil {
 		w.lock = nil // the caller releases it
 		w.Close()
@@ -271,7 +269,6 @@ func (w *Writer) Close() error {
 		w.mu.Unlock()
 		w.disown(context.Background())
 	}
-	w.stems.close()
 	err := w.db.Close()
 	var s *seal
 	if w.opened && !w.foreign && err == nil {
@@ -323,7 +320,7 @@ func openReader(ctx context.Context, abs string, snapshot bool) (*Reader, error)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", abs, err)
 	}
-	r := &Reader{DB: DB{db: db, path: abs, stems: &stemmer{}}}
+	r := &Reader{DB: DB{db: db, path: abs}}
 	if err := r.init(ctx); err != nil {
 		r.Close()
 		return nil, err

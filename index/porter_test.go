@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,11 +37,7 @@ func TestTermOfMatchesFTS5(t *testing.T) {
 		})
 	}
 	tokens = append(tokens, porterCases...)
-	w := mustOpenWriter(t)
-	want, err := w.Stems(context.Background(), tokens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := ftsStems(t, tokens)
 	bad := 0
 	for _, tok := range tokens {
 		if got := termOf(tok); got != want[tok] {
@@ -74,17 +69,9 @@ func FuzzTermOf(f *testing.F) {
 	for _, c := range porterCases {
 		f.Add(c)
 	}
-	w, err := OpenWriter(context.Background(), filepath.Join(f.TempDir(), "g.db"), "fuzz")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { w.Close() })
 	f.Fuzz(func(t *testing.T, s string) {
 		eachToken(s, func(tok string) {
-			want, err := w.Stems(context.Background(), []string{tok})
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := ftsStems(t, []string{tok})
 			if got := termOf(tok); got != want[tok] {
 				t.Errorf("%q: %q, FTS5 %q", tok, got, want[tok])
 			}

@@ -392,11 +392,6 @@ func BenchmarkWritePostings(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for range b.N {
-		if os.Getenv("XP_COLD") != "" {
-			w.stems.mu.Lock()
-			w.stems.cache = map[string]string{}
-			w.stems.mu.Unlock()
-		}
 		err := w.Update(context.Background(), func(tx *Tx) error {
 			if err := tx.writePostings(context.Background(), book.ID); err != nil {
 				return err

@@ -108,10 +108,7 @@ func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]
 	for w := range need {
 		words = append(words, w)
 	}
-	stems, err := s.db.Stems(ctx, words)
-	if err != nil {
-		return nil, err
-	}
+	stems := index.Stems(words)
 	out := make(map[int64]map[string]float64, len(cols))
 	for id, cs := range cols {
 		for _, c := range cs {

@@ -646,10 +646,7 @@ func (s *Searcher) judge(ctx context.Context, question string, hits []Hit) error
 	best := 0.0
 	for i := range hits {
 		h := &hits[i]
-		have, err := s.passageTerms(ctx, h.Heading+" "+h.Context+" "+h.Text, prefixes)
-		if err != nil {
-			return err
-		}
+		have := passageTerms(h.Heading+" "+h.Context+" "+h.Text, prefixes)
 		h.Coverage = q.coverage(have)
 		h.heldWords = q.held(have) / q.rarest
 		if i < noMatchDepth {
@@ -780,20 +777,13 @@ func (s *Searcher) questionWeight(ctx context.Context, question string) (weighte
 // passageTerms returns the index terms of a passage's words that begin
 // with one of prefixes (see stemPrefixes): the question's terms it holds,
 // found without stemming every word, which would cost more than the search.
-func (s *Searcher) passageTerms(ctx context.Context, text string, prefixes []string) (map[string]bool, error) {
+func passageTerms(text string, prefixes []string) map[string]bool {
 	have := make(map[string]bool)
 	words := slices.Compact(slices.Sorted(slices.Values(wordsBeginning(index.FoldTerm(text), prefixes))))
-	if len(words) == 0 {
-		return have, nil
-	}
-	stems, err := s.db.Stems(ctx, words)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range stems {
+	for _, t := range index.Stems(words) {
 		have[t] = true
 	}
-	return have, nil
+	return have
 }
 
 // stemPrefixes returns what a word must begin with to have one of terms
@@ -1011,9 +1001,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (ftsQuery, error)
 // wordDocs returns the index term of each word (the index holds terms
 // folded and stemmed) and how many chunks hold each term.
 func (s *Searcher) wordDocs(ctx context.Context, words []string) (stems map[string]string, df map[string]int, err error) {
-	if stems, err = s.db.Stems(ctx, words); err != nil {
-		return nil, nil, err
-	}
+	stems = index.Stems(words)
 	df, err = s.termDocs(ctx, slices.Collect(maps.Values(stems)))
 	return stems, df, err
 }
