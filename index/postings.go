@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -413,20 +412,32 @@ func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, h
 		}
 		terms[i] = termOf(word)
 	}
+	// Three questions, whatever the number of terms: whether every ready
+	// book has postings, with the library's totals and the shards to look
+	// in (shardOf's); the terms' lists; their IDFs.
 	var complete bool
+	var nRow, tokens int64
+	var shards string
 	if err := d.db.QueryRowContext(ctx, `
-SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FROM fts_book)`).Scan(&complete); err != nil {
+SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FROM fts_book),
+	t.chunks, t.tokens,
+	coalesce((SELECT group_concat(s) FROM (SELECT DISTINCT book_id >> 3 AS s FROM fts_book)), '')
+FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
 		return nil, false, fmt.Errorf("full-text search: %w", err)
 	}
 	if !complete {
 		return nil, false, nil
 	}
-	shards, err := d.postingShards(ctx)
+	if nRow == 0 || shards == "" {
+		return nil, true, nil
+	}
+	avgLen := float64(tokens) / float64(nRow)
+	lists, df, err := d.postingLists(ctx, shards, terms)
 	if err != nil {
 		return nil, true, err
 	}
-	nRow, avgLen, err := d.TextTotals(ctx)
-	if err != nil || nRow == 0 {
+	idf, err := d.idfs(ctx, nRow, terms, df)
+	if err != nil {
 		return nil, true, err
 	}
 	weights := [3]float64{w.Heading, w.Context, w.Text}
@@ -434,25 +445,11 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 	// adds the doubles.
 	k1, b := BM25K1, BM25B
 	acc := newAccumulator(lo, hi)
-	for _, term := range terms {
+	for i, term := range terms {
 		if term == "" {
 			continue
 		}
-		lists, df, err := d.postingLists(ctx, shards, term)
-		if err != nil {
-			return nil, true, err
-		}
-		// bm25() as FTS5 computes it, operation for operation, so that
-		// the scores are the same to the last bit: even the logarithm is
-		// SQLite's, which differs from Go's in the last bit now and then.
-		var idf float64
-		if err := d.db.QueryRowContext(ctx, `SELECT ln((? - ? + 0.5) / (? + 0.5))`, nRow, df, df).Scan(&idf); err != nil {
-			return nil, true, fmt.Errorf("full-text search: %w", err)
-		}
-		if idf <= 0 {
-			idf = 1e-6
-		}
-		for _, data := range lists {
+		for _, data := range lists[term] {
 			err := eachPosting(data, func(p posting) {
 				if p.chunk < lo || p.chunk > hi {
 					return
@@ -468,7 +465,7 @@ SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FRO
 				}
 				num := freq * (k1 + 1.0)
 				denom := freq + k1*(1-b+b*float64(p.length)/avgLen)
-				acc.add(p.chunk, idf*(num/denom))
+				acc.add(p.chunk, idf[i]*(num/denom))
 			})
 			if err != nil {
 				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
@@ -515,7 +512,6 @@ func (a *accumulator) add(chunk int64, v float64) {
 	}
 	a.sparse[chunk] = old + v
 }
-
 func (a *accumulator) score(chunk int64) float64 {
 	if a.dense != nil {
 		return a.dense[chunk-a.lo]
@@ -523,52 +519,70 @@ func (a *accumulator) score(chunk int64) float64 {
 	return a.sparse[chunk]
 }
 
-// postingShards returns the shards that hold postings, as a list for IN.
-func (d *DB) postingShards(ctx context.Context) (string, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT book_id FROM fts_book ORDER BY book_id`)
-	if err != nil {
-		return "", fmt.Errorf("full-text search: %w", err)
-	}
-	defer rows.Close()
-	var b strings.Builder
-	last := int64(-1)
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return "", fmt.Errorf("full-text search: %w", err)
-		}
-		if s := shardOf(id); s != last {
-			if last >= 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.FormatInt(s, 10))
-			last = s
+// postingLists returns the posting lists of each of terms, one per book,
+// and how many chunks hold each; shards are the shards to look in, a list
+// of integers of ours.
+func (d *DB) postingLists(ctx context.Context, shards string, terms []string) (map[string][][]byte, map[string]int64, error) {
+	lists, df := make(map[string][][]byte, len(terms)), make(map[string]int64, len(terms))
+	var args []any
+	for _, t := range terms {
+		if _, seen := df[t]; !seen && t != "" {
+			df[t] = 0
+			args = append(args, t)
 		}
 	}
-	return b.String(), rows.Err()
-}
-
-// postingLists returns the posting lists of term, one per book, and how
-// many chunks hold it; shards are the shards to look in (postingShards).
-func (d *DB) postingLists(ctx context.Context, shards, term string) ([][]byte, int64, error) {
-	// One seek per shard: the integers are ours, not the user's.
-	rows, err := d.db.QueryContext(ctx, `SELECT n, data FROM fts_posting WHERE shard IN (`+shards+`) AND term = ?`, term)
-	if err != nil {
-		return nil, 0, fmt.Errorf("full-text search: %w", err)
+	if len(args) == 0 {
+		return lists, df, nil
 	}
-	defer rows.Close()
-	var lists [][]byte
-	var df int64
-	for rows.Next() {
+	// One seek per shard and term.
+	q := `SELECT term, n, data FROM fts_posting WHERE shard IN (` + shards + `) AND term IN (?` + strings.Repeat(`, ?`, len(args)-1) + `)`
+	err := readAll(ctx, d.db, q, func(r *sql.Rows) error {
+		var term string
 		var n int64
 		var data []byte
-		if err := rows.Scan(&n, &data); err != nil {
-			return nil, 0, fmt.Errorf("full-text search: %w", err)
+		if err := r.Scan(&term, &n, &data); err != nil {
+			return err
 		}
-		lists = append(lists, data)
-		df += n
+		lists[term] = append(lists[term], data)
+		df[term] += n
+		return nil
+	}, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("full-text search: %w", err)
 	}
-	return lists, df, rows.Err()
+	return lists, df, nil
+}
+
+// idfs returns the IDF of each of terms in a library of nRow chunks, df[t]
+// of which hold t, as FTS5's bm25() computes it, in one question: the
+// logarithm is SQLite's, which differs from Go's in the last bit now and
+// then, so that the scores are FTS5's to the last bit.
+func (d *DB) idfs(ctx context.Context, nRow int64, terms []string, df map[string]int64) ([]float64, error) {
+	idf := make([]float64, len(terms))
+	if len(terms) == 0 {
+		return idf, nil
+	}
+	var q strings.Builder
+	q.WriteString("SELECT ")
+	args := make([]any, 0, 3*len(terms))
+	dest := make([]any, len(terms))
+	for i, t := range terms {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("ln((? - ? + 0.5) / (? + 0.5))")
+		args = append(args, nRow, df[t], df[t])
+		dest[i] = &idf[i]
+	}
+	if err := d.db.QueryRowContext(ctx, q.String(), args...).Scan(dest...); err != nil {
+		return nil, fmt.Errorf("full-text search: %w", err)
+	}
+	for i := range idf {
+		if idf[i] <= 0 {
+			idf[i] = 1e-6
+		}
+	}
+	return idf, nil
 }
 
 // bestOf returns the want ids of ids with the highest scores, best first,

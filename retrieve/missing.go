@@ -147,6 +147,10 @@ func unspaced(w string) bool {
 // Missing returns the words of text that no book of the library holds
 // (see missingWords): a search that found no passage names them so.
 func (s *Searcher) Missing(ctx context.Context, text string) ([]string, error) {
+	ctx, err := s.freshStats(ctx)
+	if err != nil {
+		return nil, err
+	}
 	return s.missingWords(ctx, strings.TrimSpace(text), maxMissing)
 }
 

@@ -83,6 +83,10 @@ func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit, exce
 	if g.Off {
 		return nil, nil
 	}
+	ctx, err := l.Searcher.freshStats(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if !g.AllowMissing {
 		// Most prompts to a coding assistant name something no book
 		// holds: one such word settles it before the search. (The search

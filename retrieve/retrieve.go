@@ -232,6 +232,10 @@ func (s *Searcher) Prepare(ctx context.Context) error {
 
 // Search runs q.
 func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
+	ctx, err := s.freshStats(ctx)
+	if err != nil {
+		return nil, err
+	}
 	r, err := s.settle(ctx, q)
 	if err != nil {
 		return nil, err
@@ -1053,8 +1057,29 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 	return out, nil
 }
 
-// checkStats drops the cached statistics when the index has changed.
+// statsChecked marks the context of a search whose statistics were
+// checked against the index at its start: a search reads them as they
+// were then, rather than asking the index again at each word.
+type statsChecked struct{}
+
+// freshStats checks the cached statistics once for the search of ctx,
+// and returns its context marked so.
+func (s *Searcher) freshStats(ctx context.Context) (context.Context, error) {
+	if ctx.Value(statsChecked{}) != nil {
+		return ctx, nil
+	}
+	if err := s.checkStats(ctx); err != nil {
+		return nil, err
+	}
+	return context.WithValue(ctx, statsChecked{}, true), nil
+}
+
+// checkStats drops the cached statistics when the index has changed,
+// unless the search of ctx checked them at its start.
 func (s *Searcher) checkStats(ctx context.Context) error {
+	if ctx.Value(statsChecked{}) != nil {
+		return nil
+	}
 	key, err := s.db.ChangeKey(ctx)
 	if err != nil {
 		return err
