@@ -105,31 +105,17 @@ WHERE k.book_id = ? ORDER BY k.idx`, id)
 // whole books classified, and the next one goes on. It returns how many
 // books it classified.
 func (w *Writer) Classify(ctx context.Context) (int, error) {
-	done := 0
-	for {
-		if err := ctx.Err(); err != nil {
-			return done, err
+	return w.bookByBook(ctx, func(t *Tx) (bool, error) {
+		var id int64
+		err := t.tx.QueryRowContext(ctx, `SELECT book_id FROM chunk INDEXED BY chunk_unclassified WHERE role IS NULL LIMIT 1`).Scan(&id)
+		if err == sql.ErrNoRows {
+			return false, nil
 		}
-		// The book is picked in the transaction that classifies it: a
-		// reconcile beside ingest (watch) may prune it.
-		wrote := false
-		err := w.Update(ctx, func(t *Tx) error {
-			var id int64
-			err := t.tx.QueryRowContext(ctx, `SELECT book_id FROM chunk INDEXED BY chunk_unclassified WHERE role IS NULL LIMIT 1`).Scan(&id)
-			if err == sql.ErrNoRows {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("unclassified passages: %w", err)
-			}
-			wrote = true
-			return t.classifyBook(ctx, id)
-		})
-		if err != nil || !wrote {
-			return done, err
+		if err != nil {
+			return false, fmt.Errorf("unclassified passages: %w", err)
 		}
-		done++
-	}
+		return true, t.classifyBook(ctx, id)
+	})
 }
 
 // checkRoles verifies that every chunk of a ready book has a role and a

@@ -262,34 +262,45 @@ func (w *Writer) WritePostings(ctx context.Context) (int, error) {
 	if err := w.dropStrayPostings(ctx); err != nil {
 		return 0, err
 	}
+	return w.bookByBook(ctx, func(t *Tx) (bool, error) {
+		var id int64
+		var posted bool
+		err := t.tx.QueryRowContext(ctx, `
+SELECT b.id, EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) FROM book b WHERE b.status = 'ready'
+AND NOT EXISTS (SELECT 1 FROM book_sketch s WHERE s.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id, &posted)
+		if err == sql.ErrNoRows {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("books without postings: %w", err)
+		}
+		if posted {
+			// Postings written before books had sketches.
+			return true, t.writeSketch(ctx, id)
+		}
+		return true, t.writePostings(ctx, id)
+	})
+}
+
+// bookByBook runs work, which picks a book and does its work on it, in a
+// transaction of its own until it finds no book or ctx ends, and returns
+// how many books it did. The book is picked in the transaction that works
+// on it: a reconcile beside ingest (watch) may prune it. A writer stopped
+// part way (even by kill -9) leaves whole books done, and the next one
+// goes on.
+func (w *Writer) bookByBook(ctx context.Context, work func(t *Tx) (bool, error)) (int, error) {
 	done := 0
 	for {
 		if err := ctx.Err(); err != nil {
 			return done, err
 		}
-		// The book is picked in the transaction that writes its
-		// postings: a reconcile beside ingest (watch) may prune it.
-		wrote := false
+		did := false
 		err := w.Update(ctx, func(t *Tx) error {
-			var id int64
-			var posted bool
-			err := t.tx.QueryRowContext(ctx, `
-SELECT b.id, EXISTS (SELECT 1 FROM fts_book f WHERE f.book_id = b.id) FROM book b WHERE b.status = 'ready'
-AND NOT EXISTS (SELECT 1 FROM book_sketch s WHERE s.book_id = b.id) ORDER BY b.id LIMIT 1`).Scan(&id, &posted)
-			if err == sql.ErrNoRows {
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("books without postings: %w", err)
-			}
-			wrote = true
-			if posted {
-				// Postings written before books had sketches.
-				return t.writeSketch(ctx, id)
-			}
-			return t.writePostings(ctx, id)
+			var err error
+			did, err = work(t)
+			return err
 		})
-		if err != nil || !wrote {
+		if err != nil || !did {
 			return done, err
 		}
 		done++

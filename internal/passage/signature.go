@@ -30,21 +30,7 @@ func SignatureOf(text string) Signature {
 
 // SharedAtMost returns a bound on the shingles the passages of signatures
 // a and b share: no fewer than shingle.Shared counts of their shingles.
-func SharedAtMost(a, b Signature) int {
-	n := 0
-	for len(a) > 0 && len(b) > 0 {
-		switch {
-		case a[0] < b[0]:
-			a = a[1:]
-		case a[0] > b[0]:
-			b = b[1:]
-		default:
-			n++
-			a, b = a[1:], b[1:]
-		}
-	}
-	return n
-}
+func SharedAtMost(a, b Signature) int { return shingle.Shared(a, b) }
 
 // EncodeSignature appends sig to dst as little-endian uint16s, as the
 // index stores it.

@@ -6,6 +6,7 @@
 package shingle
 
 import (
+	"cmp"
 	"slices"
 	"unicode"
 	"unicode/utf8"
@@ -104,9 +105,10 @@ func mix(x uint64) uint64 {
 	return x ^ (x >> 31)
 }
 
-// Shared counts the values two sorted lists of distinct shingles (as Of
-// returns them) have in common.
-func Shared(a, b []uint64) int {
+// Shared counts the values two sorted lists of shingles (as Of returns
+// them, or any values sorted) have in common, a value repeated in both
+// counted as often as the fewer repeats.
+func Shared[S ~[]T, T cmp.Ordered](a, b S) int {
 	n := 0
 	for len(a) > 0 && len(b) > 0 {
 		switch {
