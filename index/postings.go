@@ -28,12 +28,6 @@ import (
 // state, or one of its chunks changes. A book has postings exactly when it
 // has a row in fts_book.
 
-// FTS5's bm25() constants, which it does not let a query change.
-const (
-	BM25K1 = 1.2
-	BM25B  = 0.75
-)
-
 // shardOf is the shard of the postings of book id: 8 books a shard, as
 // migration 16 says. A shard's rows are what a new book's rows land
 // among; measured at a million chunks (5,000 books), writing every book's
@@ -452,9 +446,6 @@ FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
 		return nil, true, err
 	}
 	weights := [3]float64{w.Heading, w.Context, w.Text}
-	// Variables, not constants: Go would fold 1.2 + 1.0 exactly, and C
-	// adds the doubles.
-	k1, b := BM25K1, BM25B
 	acc := newAccumulator(lo, hi)
 	for i, term := range terms {
 		if term == "" {
@@ -474,9 +465,7 @@ FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
 						freq += weights[c]
 					}
 				}
-				num := freq * (k1 + 1.0)
-				denom := freq + k1*(1-b+b*float64(p.length)/avgLen)
-				acc.add(p.chunk, idf[i]*(num/denom))
+				acc.add(p.chunk, BM25(idf[i], freq, float64(p.length), avgLen))
 			})
 			if err != nil {
 				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)

@@ -56,13 +56,13 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 	}
 	out := slices.Clone(hits)
 	for i := range out {
-		norm := index.BM25K1 * (1 - index.BM25B + index.BM25B*float64(lengths[out[i].ChunkID])/avgLen)
+		length := float64(lengths[out[i].ChunkID])
 		// In the terms' order: a sum in a map's order differs in its last
 		// bits from search to search, and so would the order of the
 		// copies of one passage.
 		c := counts[out[i].ChunkID]
 		for _, t := range slices.Sorted(maps.Keys(c)) {
-			out[i].Score += idf[t] * c[t] * (index.BM25K1 + 1) / (c[t] + norm)
+			out[i].Score += index.BM25(idf[t], c[t], length, avgLen)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b index.FTSHit) int {
