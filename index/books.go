@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 	"github.com/grimoire-search/grimoire/internal/vec8"
@@ -122,7 +123,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 			state = ChunkPending
 		}
 		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state,
-			int(provisionalRole), joins[i].overlap, joins[i].gap, textLength(k.Heading, k.Context, k.Text))
+			int(provisionalRole), joins[i].overlap, joins[i].gap, fulltext.Length(k.Heading, k.Context, k.Text))
 		if err != nil {
 			return nil, fmt.Errorf("store chunk %d: %w", k.Index, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+
+	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
 // The library's most common terms ("the", "of") are in most chunks, and
@@ -217,10 +219,10 @@ func (c *chunkTerms) each(fn func(term string), columns ...string) {
 	}
 	clear(c.seen)
 	for _, text := range columns {
-		eachToken(text, func(tok string) {
+		fulltext.EachToken(text, func(tok string) {
 			t, ok := c.of[tok]
 			if !ok {
-				t = termOf(tok)
+				t = fulltext.Term(tok)
 				c.of[tok] = t
 			}
 			if t != "" && !c.seen[t] {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
@@ -111,7 +112,7 @@ func (w *Writer) StoreContext(ctx context.Context, chunkID int64, text string) e
 			return err
 		}
 		_, err = t.tx.ExecContext(ctx, `UPDATE chunk SET context = ?, length = ?, state = 'contextualized' WHERE id = ?`,
-			text, textLength(heading, text, body), chunkID)
+			text, fulltext.Length(heading, text, body), chunkID)
 		return err
 	})
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
 // BM25 normalises a chunk's score by its length in tokens against the
@@ -33,7 +35,7 @@ func fillLengths(ctx context.Context, tx execQuerier) error {
 			if err := r.Scan(&m.id, &heading, &context, &text); err != nil {
 				return err
 			}
-			m.length = int64(textLength(heading, context, text))
+			m.length = int64(fulltext.Length(heading, context, text))
 			got = append(got, m)
 			return nil
 		}, after, batch)
@@ -99,7 +101,7 @@ func (d *DB) checkLengths(ctx context.Context) error {
 		if err := r.Scan(&heading, &context, &text, &n); err != nil {
 			return err
 		}
-		if n != textLength(heading, context, text) {
+		if n != fulltext.Length(heading, context, text) {
 			wrong++
 		}
 		chunks++

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
 // TestLengthsMeasuredByMigration: an index made before chunks had lengths
@@ -33,7 +35,7 @@ func TestLengthsMeasuredByMigration(t *testing.T) {
 		if err := rows.Scan(&id, &h, &c, &x); err != nil {
 			t.Fatal(err)
 		}
-		want[id] = textLength(h, c, x)
+		want[id] = fulltext.Length(h, c, x)
 	}
 	rows.Close()
 	ids := make([]int64, 0, len(want))
@@ -108,11 +110,11 @@ func ftsAverages(t *testing.T, d *DB) (int64, float64) {
 	if err := d.db.QueryRow(`SELECT block FROM chunk_fts_data WHERE id = 1`).Scan(&rec); err != nil {
 		t.Fatal(err)
 	}
-	n, rec := ftsVarint(rec)
+	n, rec := fulltext.Varint(rec)
 	var tokens uint64
 	for len(rec) > 0 {
 		var c uint64
-		c, rec = ftsVarint(rec)
+		c, rec = fulltext.Varint(rec)
 		tokens += c
 	}
 	if n == 0 {

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
 // FTS5 ranks with bm25() by scoring every row that holds a query term, and
@@ -134,7 +136,7 @@ SELECT id, heading, context, text, length FROM chunk WHERE book_id = ? ORDER BY 
 		}
 		sk.add(cols[2])
 		for i, text := range cols {
-			eachToken(text, func(tok string) {
+			fulltext.EachToken(text, func(tok string) {
 				k, ok := tokenID[tok]
 				if !ok {
 					k = int32(len(tokens))
@@ -156,7 +158,7 @@ SELECT id, heading, context, text, length FROM chunk WHERE book_id = ? ORDER BY 
 	termID := make(map[string]int32)
 	terms := []string{} // a JSON array even when empty
 	for i, tok := range tokens {
-		term := termOf(tok)
+		term := fulltext.Term(tok)
 		if term == "" {
 			termNo[i] = -1
 			continue
@@ -411,11 +413,11 @@ func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, h
 	terms := make([]string, len(words))
 	for i, word := range words {
 		n := 0
-		eachToken(word, func(string) { n++ })
+		fulltext.EachToken(word, func(string) { n++ })
 		if n != 1 {
 			return nil, false, nil
 		}
-		terms[i] = termOf(word)
+		terms[i] = fulltext.Term(word)
 	}
 	// Three questions, whatever the number of terms: whether every ready
 	// book has postings, with the library's totals and the shards to look
@@ -465,7 +467,7 @@ FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
 						freq += weights[c]
 					}
 				}
-				acc.add(p.chunk, BM25(idf[i], freq, float64(p.length), avgLen))
+				acc.add(p.chunk, fulltext.BM25(idf[i], freq, float64(p.length), avgLen))
 			})
 			if err != nil {
 				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)

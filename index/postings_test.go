@@ -12,107 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
-
-// TestTokenCharsMatchFTS5 asks FTS5's tokenizer again which code points
-// it keeps in tokens, and compares with the table gentokens wrote.
-func TestTokenCharsMatchFTS5(t *testing.T) {
-	last := rune(0x10FFFF)
-	if testing.Short() {
-		last = 0xFFFF
-	}
-	db, err := sql.Open("sqlite", "file::memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	got, err := ProbeTokenChars(context.Background(), db, last)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := tokenChars
-	if last < 0x10FFFF {
-		want = nil
-		for _, r := range tokenChars {
-			if r[0] <= last {
-				want = append(want, [2]rune{r[0], min(r[1], last)})
-			}
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("FTS5's token characters differ from tokenchars.go (%d ranges against %d): run go run ./index/internal/gentokens > index/tokenchars.go", len(got), len(want))
-	}
-	if testing.Short() {
-		return
-	}
-	folds, err := ProbeFolding(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(folds, tokenFolds) {
-		t.Fatalf("FTS5's folding differs from tokenchars.go (%d changes against %d): run go run ./index/internal/gentokens > index/tokenchars.go", len(folds), len(tokenFolds))
-	}
-}
-
-// tokenCase is text in the scripts, marks and punctuation a library holds.
-var tokenCases = []string{
-	"Hello, world! It's 3.14 — or “so” they say…",
-	"Élan, naïve café: crème brûlée, Ærøskøbing, Straße, İstanbul",
-	"e\u0301te\u0301 (combining accents), ﬁne ligatures, ＦＵＬＬＷＩＤＴＨ",
-	"Ѐто русский текст; ελληνικά; עברית; العربية; हिन्दी; 日本語のテキスト; 한국어",
-	"snake_case, kebab-case, CamelCase, x²+y², ½, ①, ⅷ, 🙂 emoji, \u200b zero width, tab\tand\nnewline",
-	"C++ & C#; IL-6/IL-10; 10,000; 1e-6; v1.2.3; a.b.c; O'Brien; rock'n'roll",
-	"",
-}
-
-// TestPostingsTokensMatchFTS5 checks that the tokens grimoire cuts are
-// those FTS5 counts, column by column, for every chunk: on text made to
-// be awkward, and on the corpus's books where it is present.
-func TestPostingsTokensMatchFTS5(t *testing.T) {
-	w := mustOpenWriter(t)
-	texts := slices.Clone(tokenCases)
-	if dir, ok := testcorpus.Find(); ok {
-		for _, name := range []string{"books/text/2600-0.txt", "books/text/Candide.txt"} {
-			if b, err := readCorpus(dir, name); err == nil {
-				for len(b) > 0 && len(texts) < 400 {
-					n := min(len(b), 3000)
-					texts = append(texts, strings.ToValidUTF8(b[:n], ""))
-					b = b[n:]
-				}
-			}
-		}
-	}
-	for i, text := range texts {
-		storeChunks(t, w, fmt.Sprintf("book %d", i), []string{text})
-	}
-	rows, err := w.db.Query(`SELECT k.heading, k.context, k.text, d.sz FROM chunk k JOIN chunk_fts_docsize d ON d.id = k.id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var cols [3]string
-		var sz []byte
-		if err := rows.Scan(&cols[0], &cols[1], &cols[2], &sz); err != nil {
-			t.Fatal(err)
-		}
-		for c, text := range cols {
-			var want uint64
-			want, sz = ftsVarint(sz)
-			got := 0
-			eachToken(text, func(string) { got++ })
-			if uint64(got) != want {
-				t.Errorf("column %d of %.60q: %d tokens, FTS5 counts %d", c, text, got, want)
-			}
-		}
-		n++
-	}
-	if n != len(texts) {
-		t.Fatalf("%d chunks, want %d", n, len(texts))
-	}
-}
 
 // setContext gives every chunk of book id the context text, whatever its
 // state, with the length that goes with it.
@@ -128,7 +30,7 @@ func setContext(t *testing.T, w *Writer, id int64, text string) {
 			if err := r.Scan(&k, &heading, &body); err != nil {
 				return err
 			}
-			ids, lengths = append(ids, k), append(lengths, textLength(heading, text, body))
+			ids, lengths = append(ids, k), append(lengths, fulltext.Length(heading, text, body))
 			return nil
 		}, id)
 		for i, k := range ids {
@@ -141,11 +43,6 @@ func setContext(t *testing.T, w *Writer, id int64, text string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func readCorpus(dir, name string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	return string(b), err
 }
 
 // storeChunks stores a ready book titled title with one chunk per text.
@@ -250,7 +147,7 @@ func TestPostingsRankAsFTS5(t *testing.T) {
 			phrase := false
 			for _, word := range words {
 				n := 0
-				eachToken(word, func(string) { n++ })
+				fulltext.EachToken(word, func(string) { n++ })
 				phrase = phrase || n != 1
 			}
 			if !phrase {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/shingle"
 )
 
@@ -240,8 +241,8 @@ ORDER BY book_id, share DESC, other_id`, append(args, minShare)...)
 func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, rarest, limit int) ([]int64, error) {
 	var terms []string
 	for _, w := range words {
-		eachToken(w, func(tok string) {
-			if t := termOf(tok); t != "" && !slices.Contains(terms, t) {
+		fulltext.EachToken(w, func(tok string) {
+			if t := fulltext.Term(tok); t != "" && !slices.Contains(terms, t) {
 				terms = append(terms, t)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
@@ -62,7 +63,7 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 		// copies of one passage.
 		c := counts[out[i].ChunkID]
 		for _, t := range slices.Sorted(maps.Keys(c)) {
-			out[i].Score += index.BM25(idf[t], c[t], length, avgLen)
+			out[i].Score += fulltext.BM25(idf[t], c[t], length, avgLen)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b index.FTSHit) int {
@@ -108,7 +109,7 @@ func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]
 	for w := range need {
 		words = append(words, w)
 	}
-	stems := index.Stems(words)
+	stems := fulltext.Stems(words)
 	out := make(map[int64]map[string]float64, len(cols))
 	for id, cs := range cols {
 		for _, c := range cs {

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/subword"
 )
 
@@ -784,7 +785,7 @@ func (s *Searcher) questionWeight(ctx context.Context, question string) (weighte
 func passageTerms(text string, prefixes []string) map[string]bool {
 	have := make(map[string]bool)
 	words := slices.Compact(slices.Sorted(slices.Values(wordsBeginning(index.FoldTerm(text), prefixes))))
-	for _, t := range index.Stems(words) {
+	for _, t := range fulltext.Stems(words) {
 		have[t] = true
 	}
 	return have
@@ -1005,7 +1006,7 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (ftsQuery, error)
 // wordDocs returns the index term of each word (the index holds terms
 // folded and stemmed) and how many chunks hold each term.
 func (s *Searcher) wordDocs(ctx context.Context, words []string) (stems map[string]string, df map[string]int, err error) {
-	stems = index.Stems(words)
+	stems = fulltext.Stems(words)
 	df, err = s.termDocs(ctx, slices.Collect(maps.Values(stems)))
 	return stems, df, err
 }

@@ -1,4 +1,4 @@
-package index
+package fulltext
 
 import (
 	"os"
@@ -9,7 +9,7 @@ import (
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
 
-// TestTermOfMatchesFTS5 holds termOf to FTS5's own tokenizer on every
+// TestTermOfMatchesFTS5 holds Term to FTS5's own tokenizer on every
 // distinct token of awkward text and, where it is present, of the corpus's
 // books.
 func TestTermOfMatchesFTS5(t *testing.T) {
@@ -29,7 +29,7 @@ func TestTermOfMatchesFTS5(t *testing.T) {
 	seen := make(map[string]bool)
 	var tokens []string
 	for _, text := range texts {
-		eachToken(text, func(tok string) {
+		EachToken(text, func(tok string) {
 			if !seen[tok] {
 				seen[tok] = true
 				tokens = append(tokens, tok)
@@ -40,7 +40,7 @@ func TestTermOfMatchesFTS5(t *testing.T) {
 	want := ftsStems(t, tokens)
 	bad := 0
 	for _, tok := range tokens {
-		if got := termOf(tok); got != want[tok] {
+		if got := Term(tok); got != want[tok] {
 			if bad++; bad <= 20 {
 				t.Errorf("%q: %q, FTS5 %q", tok, got, want[tok])
 			}
@@ -70,9 +70,9 @@ func FuzzTermOf(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		eachToken(s, func(tok string) {
+		EachToken(s, func(tok string) {
 			want := ftsStems(t, []string{tok})
-			if got := termOf(tok); got != want[tok] {
+			if got := Term(tok); got != want[tok] {
 				t.Errorf("%q: %q, FTS5 %q", tok, got, want[tok])
 			}
 		})

@@ -1,4 +1,4 @@
-package index
+package fulltext
 
 import (
 	"sort"
@@ -6,12 +6,12 @@ import (
 	"unicode/utf8"
 )
 
-// termOf returns the term the full-text index holds for a token as
-// eachToken cuts it: folded as the tokenizer folds (tokenFolds), then
+// Term returns the term the full-text index holds for a token as
+// EachToken cuts it: folded as the tokenizer folds (tokenFolds), then
 // stemmed by Porter's algorithm as FTS5's porter tokenizer stems. The
 // tests hold it to FTS5's own answers; it spares writing a book's postings
 // a trip through SQLite for each new word.
-func termOf(tok string) string {
+func Term(tok string) string {
 	var b strings.Builder
 	b.Grow(len(tok))
 	for _, r := range tok {

@@ -1,13 +1,13 @@
-package index
+package fulltext
 
-// ftsTokenizer is how the full-text index cuts and folds text, as chunk_fts
-// was created with it (migration 1): a word's stem is the term the index
-// holds. The Go tokenizer (tokens.go, porter.go) cuts, folds and stems as
+// Tokenizer is how the full-text index cuts and folds text, as chunk_fts
+// was created with it (the index's migration 1, which a test holds to
+// it): a word's stem is the term the index holds. The Go tokenizer (tokens.go, porter.go) cuts, folds and stems as
 // it does, and the tests hold the two together.
-const ftsTokenizer = "porter " + ftsFolding
+const Tokenizer = "porter " + folding
 
-// ftsFolding is the tokenizer under the stemmer: how text is cut and folded.
-const ftsFolding = "unicode61 remove_diacritics 2"
+// folding is the tokenizer under the stemmer: how text is cut and folded.
+const folding = "unicode61 remove_diacritics 2"
 
 // Stems returns the term the full-text index holds for each word, keyed by
 // word (folded, without diacritics, Porter-stemmed: "prisoners" is
@@ -21,9 +21,9 @@ func Stems(words []string) map[string]string {
 			continue
 		}
 		var term string
-		eachToken(w, func(tok string) {
+		EachToken(w, func(tok string) {
 			if term == "" {
-				term = termOf(tok)
+				term = Term(tok)
 			}
 		})
 		if term != "" {

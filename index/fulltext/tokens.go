@@ -1,4 +1,10 @@
-package index
+// Package fulltext is the arithmetic of grimoire's full-text search, with
+// no storage: how a text is cut into tokens and each token folded and
+// stemmed into the term the index holds (EachToken, Term, Stems, Length),
+// as FTS5's porter unicode61 tokenizer does it to the bit, and how a term
+// scores in a chunk (BM25). The index's postings are written with it and
+// searches read them with it; its tests hold it to FTS5 itself.
+package fulltext
 
 import (
 	"context"
@@ -9,12 +15,12 @@ import (
 	"unicode/utf8"
 )
 
-// The full-text index's own postings (postings.go) need the terms FTS5
-// makes of a chunk, term by term and column by column. FTS5 tells them
-// only for a whole table, so grimoire cuts the text itself, with the
-// tokenizer's own table of token characters, and folds and stems each
-// token as the tokenizer does (termOf, porter.go), with its table of
-// foldings: both tables are in tokenchars.go, made by asking SQLite.
+// The index's own postings need the terms FTS5 makes of a chunk, term by
+// term and column by column. FTS5 tells them only for a whole table, so
+// grimoire cuts the text itself, with the tokenizer's own table of token
+// characters, and folds and stems each token as the tokenizer does (Term,
+// porter.go), with its table of foldings: both tables are in
+// tokenchars.go, made by asking SQLite.
 
 // isTokenChar reports whether FTS5's tokenizer keeps r inside a token.
 func isTokenChar(r rune) bool {
@@ -29,9 +35,9 @@ func isASCIITokenChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-// eachToken calls fn with each token of text, in order, as FTS5's
+// EachToken calls fn with each token of text, in order, as FTS5's
 // tokenizer cuts it (before folding and stemming).
-func eachToken(text string, fn func(tok string)) {
+func EachToken(text string, fn func(tok string)) {
 	start := -1
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -58,12 +64,12 @@ func eachToken(text string, fn func(tok string)) {
 	}
 }
 
-// textLength is a chunk's length in tokens, its heading's, context's and
+// Length is a chunk's length in tokens, its heading's, context's and
 // text's together, as BM25 normalises by it.
-func textLength(heading, context, text string) int {
+func Length(heading, context, text string) int {
 	n := 0
 	for _, col := range [3]string{heading, context, text} {
-		eachToken(col, func(string) { n++ })
+		EachToken(col, func(string) { n++ })
 	}
 	return n
 }
@@ -74,7 +80,7 @@ func textLength(heading, context, text string) int {
 func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, error) {
 	// One token when a code point joins the letters around it, two when
 	// it parts them.
-	tx, err := probe(ctx, db, ftsTokenizer, func(yield func(rune) bool) {
+	tx, err := probe(ctx, db, Tokenizer, func(yield func(rune) bool) {
 		for r := rune(0); r <= last && yield(r); r++ {
 		}
 	})
@@ -94,7 +100,7 @@ func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, err
 		if err := rows.Scan(&id, &sz); err != nil {
 			return nil, err
 		}
-		if n, _ := ftsVarint(sz); n != 1 {
+		if n, _ := Varint(sz); n != 1 {
 			continue
 		}
 		r := rune(id)
@@ -112,7 +118,7 @@ func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, err
 // changes, with what they become (0: dropped). For gentokens and the test
 // that checks its table.
 func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
-	tx, err := probe(ctx, db, ftsFolding, func(yield func(rune) bool) {
+	tx, err := probe(ctx, db, folding, func(yield func(rune) bool) {
 		for _, r := range tokenChars {
 			for c := r[0]; c <= r[1]; c++ {
 				if !yield(c) {
@@ -194,10 +200,10 @@ func probe(ctx context.Context, db *sql.DB, tokenizer string, codes func(yield f
 	return tx, nil
 }
 
-// ftsVarint decodes one of SQLite's variable-length integers (big-endian,
+// Varint decodes one of SQLite's variable-length integers (big-endian,
 // seven bits a byte, the ninth byte whole), which FTS5's records are made
 // of, and returns the rest of b. A truncated one ends the record.
-func ftsVarint(b []byte) (uint64, []byte) {
+func Varint(b []byte) (uint64, []byte) {
 	var v uint64
 	for i := 0; i < len(b); i++ {
 		if i == 8 {

@@ -1,4 +1,4 @@
-package index
+package fulltext
 
 // BM25's constants, FTS5's, which it does not let a query change.
 const (
