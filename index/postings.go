@@ -453,8 +453,8 @@ FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
 		if term == "" {
 			continue
 		}
-		for _, data := range lists[term] {
-			err := eachPosting(data, func(p posting) {
+		for _, l := range lists[term] {
+			err := eachPosting(l.data, func(p posting) {
 				if p.chunk < lo || p.chunk > hi {
 					return
 				}
@@ -467,14 +467,14 @@ FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
 						freq += weights[c]
 					}
 				}
-				acc.add(p.chunk, fulltext.BM25(idf[i], freq, float64(p.length), avgLen))
+				acc.add(p.chunk, l.book, fulltext.BM25(idf[i], freq, float64(p.length), avgLen))
 			})
 			if err != nil {
 				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
 			}
 		}
 	}
-	return bestOf(acc.touched, acc.score, want), true, nil
+	return bestOf(acc.touched, acc.books, acc.score, want), true, nil
 }
 
 // accumulator sums each chunk's score over the query's terms, in a slice
@@ -486,6 +486,7 @@ type accumulator struct {
 	dense   []float64
 	sparse  map[int64]float64
 	touched []int64
+	books   []int64 // the book of each touched chunk
 }
 
 // denseSpan is the widest span of chunk ids summed in a slice (64 MB).
@@ -498,19 +499,19 @@ func newAccumulator(lo, hi int64) *accumulator {
 	return &accumulator{lo: lo, sparse: make(map[int64]float64)}
 }
 
-// add adds v, which is above zero, to chunk's score.
-func (a *accumulator) add(chunk int64, v float64) {
+// add adds v, which is above zero, to the score of chunk, of book.
+func (a *accumulator) add(chunk, book int64, v float64) {
 	if a.dense != nil {
 		i := chunk - a.lo
 		if a.dense[i] == 0 {
-			a.touched = append(a.touched, chunk)
+			a.touched, a.books = append(a.touched, chunk), append(a.books, book)
 		}
 		a.dense[i] += v
 		return
 	}
 	old, ok := a.sparse[chunk]
 	if !ok {
-		a.touched = append(a.touched, chunk)
+		a.touched, a.books = append(a.touched, chunk), append(a.books, book)
 	}
 	a.sparse[chunk] = old + v
 }
@@ -521,11 +522,17 @@ func (a *accumulator) score(chunk int64) float64 {
 	return a.sparse[chunk]
 }
 
+// bookList is the posting list of a term in one book.
+type bookList struct {
+	book int64
+	data []byte
+}
+
 // postingLists returns the posting lists of each of terms, one per book,
 // and how many chunks hold each; shards are the shards to look in, a list
 // of integers of ours.
-func (d *DB) postingLists(ctx context.Context, shards string, terms []string) (map[string][][]byte, map[string]int64, error) {
-	lists, df := make(map[string][][]byte, len(terms)), make(map[string]int64, len(terms))
+func (d *DB) postingLists(ctx context.Context, shards string, terms []string) (map[string][]bookList, map[string]int64, error) {
+	lists, df := make(map[string][]bookList, len(terms)), make(map[string]int64, len(terms))
 	var args []any
 	for _, t := range terms {
 		if _, seen := df[t]; !seen && t != "" {
@@ -537,15 +544,15 @@ func (d *DB) postingLists(ctx context.Context, shards string, terms []string) (m
 		return lists, df, nil
 	}
 	// One seek per shard and term.
-	q := `SELECT term, n, data FROM fts_posting WHERE shard IN (` + shards + `) AND term IN (?` + strings.Repeat(`, ?`, len(args)-1) + `)`
+	q := `SELECT term, book_id, n, data FROM fts_posting WHERE shard IN (` + shards + `) AND term IN (?` + strings.Repeat(`, ?`, len(args)-1) + `)`
 	err := readAll(ctx, d.db, q, func(r *sql.Rows) error {
 		var term string
+		var l bookList
 		var n int64
-		var data []byte
-		if err := r.Scan(&term, &n, &data); err != nil {
+		if err := r.Scan(&term, &l.book, &n, &l.data); err != nil {
 			return err
 		}
-		lists[term] = append(lists[term], data)
+		lists[term] = append(lists[term], l)
 		df[term] += n
 		return nil
 	}, args...)
@@ -589,7 +596,7 @@ func (d *DB) idfs(ctx context.Context, nRow int64, terms []string, df map[string
 
 // bestOf returns the want ids of ids with the highest scores, best first,
 // ties by id, as hits.
-func bestOf(ids []int64, score func(int64) float64, want int) []FTSHit {
+func bestOf(ids, books []int64, score func(int64) float64, want int) []FTSHit {
 	better := func(a, b FTSHit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
@@ -614,8 +621,11 @@ func bestOf(ids []int64, score func(int64) float64, want int) []FTSHit {
 			i = worst
 		}
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		h := FTSHit{ChunkID: id, Score: score(id)}
+		if books != nil {
+			h.BookID = books[i]
+		}
 		switch {
 		case len(heap) < want:
 			heap = append(heap, h)

@@ -61,10 +61,19 @@ func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWei
 	}
 	for want := limit + 16; ; want *= 4 {
 		cands, ok, err := d.rankPostings(ctx, match, w, lo, hi, want)
-		if err == nil && !ok {
-			cands, err = d.rankFTS(ctx, match, w, lo, hi, want, parts)
-		}
 		if err != nil {
+			return nil, err
+		}
+		if ok {
+			// Only ready books have postings, and [lo, hi] holds the
+			// chunks of the one book a slug names.
+			cands = cands[:min(limit, len(cands))]
+			for i := range cands {
+				cands[i].Rank = i + 1
+			}
+			return cands, nil
+		}
+		if cands, err = d.rankFTS(ctx, match, w, lo, hi, want, parts); err != nil {
 			return nil, err
 		}
 		out, err := d.keepReady(ctx, cands, f.Slug, limit)

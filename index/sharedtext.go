@@ -315,7 +315,7 @@ func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
 	}
-	best := bestOf(touched, func(c int64) float64 { return held[c] }, limit)
+	best := bestOf(touched, nil, func(c int64) float64 { return held[c] }, limit)
 	out := make([]int64, len(best))
 	for i, h := range best {
 		out[i] = h.ChunkID
