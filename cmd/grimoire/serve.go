@@ -179,6 +179,11 @@ func (a *app) waitForIndex(ctx context.Context) error {
 			if index.CodeOf(err) != index.NotFound && !errors.Is(err, index.ErrOutdated) {
 				return err
 			}
+			if errors.Is(err, index.ErrOutdated) {
+				// A client that gives up on the server meanwhile stops
+				// the upgrade, which then starts again at the next start.
+				fmt.Fprintf(a.stderr, "grimoire: upgrading the index %s before serving, once; on a large library this takes a minute or more (if the client gives up waiting, run `grimoire sync` once in a terminal)\n", a.cfg.DBPath)
+			}
 		}
 		w, err := index.OpenWriter(ctx, a.cfg.DBPath, "grimoire serve")
 		if err == nil {

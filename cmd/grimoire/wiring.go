@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 
 	"github.com/grimoire-search/grimoire/index"
@@ -55,6 +56,7 @@ func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, er
 	if err := a.cfg.requireFolders(ctx); err != nil {
 		return nil, err
 	}
+	a.noteUpgrade(ctx)
 	w, err := index.OpenWriter(ctx, a.cfg.DBPath, command)
 	if errors.Is(err, fs.ErrPermission) && !exists(a.cfg.DBPath) {
 		// The index lives in the library folder unless db_path says
@@ -63,6 +65,24 @@ func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, er
 			Hint: "set db_path in grimoire.toml (or GRIMOIRE_DB_PATH) to keep the index in a folder you can write"}
 	}
 	return w, err
+}
+
+// noteUpgrade says, before a writer opens an index an older grimoire
+// wrote, that the command waits for the upgrade: done once, in one
+// transaction, it takes a minute or more on a large library (and starts
+// again if the process is stopped first).
+func (a *app) noteUpgrade(ctx context.Context) {
+	if !exists(a.cfg.DBPath) {
+		return
+	}
+	r, err := index.OpenReader(ctx, a.cfg.DBPath)
+	if err == nil {
+		r.Close()
+		return
+	}
+	if errors.Is(err, index.ErrOutdated) {
+		fmt.Fprintf(a.stderr, "grimoire: upgrading the index %s for this version of grimoire, once; on a large library this takes a minute or more\n", a.cfg.DBPath)
+	}
 }
 
 // openLibrary opens the index read-only with a searcher, checking that the
