@@ -102,7 +102,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 					return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
 				}
 			}
-			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, text, inChunks, summary); err != nil {
+			if _, err := insSec.ExecContext(ctx, id, c.Index, s.Index, s.Title, s.Synthesized, s.Anchor, s.PageStart, s.PageEnd, s.Tokens, s.FirstChunk, s.ChunkCount, text, whereText(inChunks), summary); err != nil {
 				return nil, fmt.Errorf("store section %d.%d: %w", c.Index, s.Index, err)
 			}
 		}

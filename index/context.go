@@ -24,7 +24,7 @@ type SectionToSummarize struct {
 // that still have chunks waiting for their context.
 func (d *DB) SectionsToSummarize(ctx context.Context, id int64) ([]SectionToSummarize, error) {
 	rows, err := d.db.QueryContext(ctx, `
-SELECT s.chapter_idx, s.idx, c.title, s.title, s.text, s.from_chunks, s.first_chunk, s.chunk_count
+SELECT s.chapter_idx, s.idx, c.title, s.title, s.text, s.from_chunks = 1, s.first_chunk, s.chunk_count
 FROM section s JOIN chapter c ON c.book_id = s.book_id AND c.idx = s.chapter_idx
 WHERE s.book_id = ? AND s.summary IS NULL AND EXISTS (
 	SELECT 1 FROM chunk k WHERE k.book_id = s.book_id AND k.chapter_idx = s.chapter_idx

@@ -272,7 +272,7 @@ func (d *DB) Section(ctx context.Context, id int64, chapter, section int) (Secti
 	var st storedSection
 	err := d.db.QueryRowContext(ctx, `
 SELECT s.chapter_idx, s.idx, s.title, s.synthesized, s.anchor, s.page_start, s.page_end, s.tokens,
-	s.first_chunk, s.chunk_count, s.text, s.from_chunks, c.title
+	s.first_chunk, s.chunk_count, s.text, s.from_chunks = 1, c.title
 FROM section s JOIN chapter c ON c.book_id = s.book_id AND c.idx = s.chapter_idx
 WHERE s.book_id = ? AND s.chapter_idx = ? AND s.idx = ?`, id, chapter, section).Scan(
 		&s.ChapterIndex, &s.Index, &s.Title, &s.Synthesized, &s.Anchor, &s.PageStart, &s.PageEnd, &s.Tokens,

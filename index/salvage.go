@@ -361,7 +361,7 @@ func (s *salvager) vectors(ctx context.Context, st *rebuildState) error {
 func (s *salvager) sections(ctx context.Context, _ *rebuildState) error {
 	q := `SELECT title, text, summary, 0, 0, 0 FROM section WHERE book_id = ? AND summary IS NOT NULL`
 	if s.hasColumn(ctx, "section", "from_chunks") {
-		q = `SELECT title, text, summary, from_chunks, first_chunk, chunk_count FROM section WHERE book_id = ? AND summary IS NOT NULL`
+		q = `SELECT title, text, summary, from_chunks = 1, first_chunk, chunk_count FROM section WHERE book_id = ? AND summary IS NOT NULL`
 	}
 	type found struct {
 		title, summary string
@@ -630,7 +630,7 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 	}
 	var sections []fromChunks
 	err = readAll(ctx, w.db, `
-SELECT b.id, b.hash, s.title, s.text, s.from_chunks, s.first_chunk, s.chunk_count
+SELECT b.id, b.hash, s.title, s.text, s.from_chunks = 1, s.first_chunk, s.chunk_count
 FROM section s JOIN book b ON b.id = s.book_id WHERE s.summary IS NOT NULL`, func(r *sql.Rows) error {
 		var s fromChunks
 		if err := r.Scan(&s.book, &s.hash, &s.title, &s.stored.text, &s.stored.fromChunks, &s.stored.first, &s.stored.size); err != nil {

@@ -414,7 +414,7 @@ CREATE TABLE chunk_signature (
 CREATE INDEX chunk_unclassified ON chunk(book_id) WHERE role IS NULL;
 `,
 	// 21: each section's text stored once, in its chunks where they give
-	// it back (sectiontext.go).
+	// it back (sectiontext.go), by the writer, book by book.
 	sectionsInChunks,
 	// 22: the vectors of embedding and embedding_next stored at the
 	// precision search scans them at (internal/vec8): the scale as a
@@ -449,21 +449,22 @@ END;
 // sectionsInChunks stores each section's text once, in its chunks, where
 // they give it back: a chunk's join to the section's text before it
 // (overlap: its first bytes that repeat it; gap: the section's text
-// between it and the chunk before), and whether a section's text is its
-// chunks' (from_chunks; its row's text is empty then). moveSectionTexts
-// fills them in for the sections stored before.
+// between it and the chunk before), and where a section's text is
+// (from_chunks: sectionInRow, sectionInChunks, with the row's text empty,
+// or sectionNotLaidOut for the sections an older grimoire stored, until a
+// writer lays them out, Writer.LayOutSections, listed by section_unlaid
+// meanwhile).
 const sectionsInChunks = `
 ALTER TABLE chunk ADD COLUMN overlap INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE chunk ADD COLUMN gap TEXT NOT NULL DEFAULT '';
 ALTER TABLE section ADD COLUMN from_chunks INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX section_unlaid ON section(book_id) WHERE from_chunks = 0;
 `
 
 // migrationCode returns the Go that migration n (counted from 1) runs
 // after its SQL, in the same transaction; nil for most.
 func migrationCode(n int) func(context.Context, execQuerier) error {
 	switch n {
-	case 21:
-		return moveSectionTexts
 	case 22:
 		return requantizeVectors
 	case 23:

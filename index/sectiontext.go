@@ -10,12 +10,29 @@ import (
 
 // A section's text is stored once, in its chunks, when they give it back
 // byte for byte: each chunk records how it joins the section's text
-// before it (join), and the section row keeps no text (from_chunks = 1).
+// before it (join), and the section row keeps no text (sectionInChunks).
 // Chunks repeat some of their neighbour's text (the overlap), may skip
 // the space between two blocks (the gap), and lose the whitespace between
 // the sentences they were cut at: a section whose chunks cannot give its
 // text back keeps it in section.text. The writer tells which by rebuilding
 // the text, never by the chunker's rules.
+
+// Where a section's text is (section.from_chunks).
+const (
+	// sectionNotLaidOut is a section an older grimoire stored, its text
+	// in its row until a writer lays it out (Writer.LayOutSections).
+	sectionNotLaidOut = 0
+	sectionInChunks   = 1
+	sectionInRow      = 2
+)
+
+// whereText is the from_chunks of a section laid out as inChunks says.
+func whereText(inChunks bool) int {
+	if inChunks {
+		return sectionInChunks
+	}
+	return sectionInRow
+}
 
 // join is how a chunk's text goes on from its section's text before it:
 // the section's text between the chunk before (or the section's start)
@@ -194,51 +211,48 @@ func sectionChunks(s Section, byIndex map[int]int, taken []bool) ([]int, bool) {
 	return at, true
 }
 
-// moveSectionTexts moves the texts of the sections an older grimoire
-// stored into their chunks, where they give them back: the migration that
-// adds the joins runs it. A book's text is in memory at a time.
-func moveSectionTexts(ctx context.Context, tx execQuerier) error {
-	var books []int64
-	err := readAll(ctx, tx, `SELECT DISTINCT book_id FROM section ORDER BY book_id`, func(r *sql.Rows) error {
+// LayOutSections stores the texts of the sections an older grimoire
+// stored in their chunks, where they give them back, one book a
+// transaction, until none is left or ctx ends: a writer stopped part way
+// (even by kill -9) leaves whole books laid out, and the next one goes on.
+// Until then a section's text is read from its row. It returns how many
+// books it laid out.
+func (w *Writer) LayOutSections(ctx context.Context) (int, error) {
+	return w.bookByBook(ctx, func(t *Tx) (bool, error) {
 		var id int64
-		err := r.Scan(&id)
-		books = append(books, id)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("list the books with sections: %w", err)
-	}
-	updSec, err := tx.PrepareContext(ctx, `UPDATE section SET text = '', from_chunks = 1 WHERE book_id = ? AND chapter_idx = ? AND idx = ?`)
-	if err != nil {
-		return err
-	}
-	defer updSec.Close()
-	updChunk, err := tx.PrepareContext(ctx, `UPDATE chunk SET overlap = ?, gap = ? WHERE id = ?`)
-	if err != nil {
-		return err
-	}
-	defer updChunk.Close()
-	for _, id := range books {
-		secs, chunks, err := storedBookText(ctx, tx, id)
+		err := t.tx.QueryRowContext(ctx, `SELECT book_id FROM section INDEXED BY section_unlaid WHERE from_chunks = 0 LIMIT 1`).Scan(&id)
+		if err == sql.ErrNoRows {
+			return false, nil
+		}
 		if err != nil {
-			return err
+			return false, fmt.Errorf("sections not laid out: %w", err)
 		}
-		_, fromChunks, joins := layOutSections(secs, chunks)
-		for i, s := range secs {
-			if !fromChunks[i] {
-				continue
-			}
-			if _, err := updSec.ExecContext(ctx, id, s.ChapterIndex, s.Index); err != nil {
-				return fmt.Errorf("section %d.%d of book %d: %w", s.ChapterIndex, s.Index, id, err)
-			}
+		return true, t.layOutBook(ctx, id)
+	})
+}
+
+// layOutBook lays out the sections of book id that are not yet.
+func (t *Tx) layOutBook(ctx context.Context, id int64) error {
+	secs, chunks, err := storedBookText(ctx, t.tx, id)
+	if err != nil {
+		return err
+	}
+	_, inChunks, joins := layOutSections(secs, chunks)
+	for i, s := range secs {
+		q := `UPDATE section SET from_chunks = ? WHERE book_id = ? AND chapter_idx = ? AND idx = ?`
+		if inChunks[i] {
+			q = `UPDATE section SET text = '', from_chunks = ? WHERE book_id = ? AND chapter_idx = ? AND idx = ?`
 		}
-		for i, k := range chunks {
-			if joins[i] == (join{}) {
-				continue // the column's default
-			}
-			if _, err := updChunk.ExecContext(ctx, joins[i].overlap, joins[i].gap, k.ID); err != nil {
-				return fmt.Errorf("chunk %d of book %d: %w", k.Index, id, err)
-			}
+		if _, err := t.tx.ExecContext(ctx, q, whereText(inChunks[i]), id, s.ChapterIndex, s.Index); err != nil {
+			return fmt.Errorf("section %d.%d of book %d: %w", s.ChapterIndex, s.Index, id, err)
+		}
+	}
+	for i, k := range chunks {
+		if joins[i] == (join{}) {
+			continue // the column's default
+		}
+		if _, err := t.tx.ExecContext(ctx, `UPDATE chunk SET overlap = ?, gap = ? WHERE id = ?`, joins[i].overlap, joins[i].gap, k.ID); err != nil {
+			return fmt.Errorf("chunk %d of book %d: %w", k.Index, id, err)
 		}
 	}
 	return nil
@@ -246,7 +260,7 @@ func moveSectionTexts(ctx context.Context, tx execQuerier) error {
 
 // storedBookText reads the sections of book id that hold their text, and
 // the book's chunks' texts.
-func storedBookText(ctx context.Context, tx execQuerier, id int64) ([]Section, []Chunk, error) {
+func storedBookText(ctx context.Context, tx querier, id int64) ([]Section, []Chunk, error) {
 	var secs []Section
 	err := readAll(ctx, tx, `SELECT chapter_idx, idx, first_chunk, chunk_count, text FROM section WHERE book_id = ? AND from_chunks = 0`, func(r *sql.Rows) error {
 		var s Section
@@ -285,7 +299,7 @@ func (d *DB) checkSections(ctx context.Context) error {
 	}
 	var sections []section
 	err := readAll(ctx, d.db, `
-SELECT book_id, chapter_idx, idx, first_chunk, chunk_count, text != '' FROM section WHERE from_chunks != 0`, func(r *sql.Rows) error {
+SELECT book_id, chapter_idx, idx, first_chunk, chunk_count, text != '' FROM section WHERE from_chunks = 1`, func(r *sql.Rows) error {
 		var s section
 		err := r.Scan(&s.book, &s.chapter, &s.index, &s.first, &s.size, &s.holdsText)
 		sections = append(sections, s)

@@ -135,7 +135,7 @@ func TestSectionTextRoundTrip(t *testing.T) {
 				}
 				var held string
 				var inChunks bool
-				if err := w.db.QueryRow(`SELECT text, from_chunks FROM section WHERE book_id = ? AND idx = ?`, id, j).Scan(&held, &inChunks); err != nil {
+				if err := w.db.QueryRow(`SELECT text, from_chunks = 1 FROM section WHERE book_id = ? AND idx = ?`, id, j).Scan(&held, &inChunks); err != nil {
 					t.Fatal(err)
 				}
 				if inChunks != tc.inChunks[j] || (inChunks && held != "") || (!inChunks && held != s.text) {
@@ -240,19 +240,32 @@ func TestMigrationStoresSectionTextsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	var got []string
-	for i, tc := range sectionCases {
-		got = append(got, sectionTexts(t, &w.DB, int64(i+1), len(tc.secs))...)
-		// With a summary written, SectionsToSummarize gives nothing: the
-		// texts are read as a rebuild keys the summaries.
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("section %d: %q after the upgrade, %q before", i, got[i], want[i])
+	readAllSections := func(when string) {
+		t.Helper()
+		var got []string
+		for i, tc := range sectionCases {
+			got = append(got, sectionTexts(t, &w.DB, int64(i+1), len(tc.secs))...)
+			// With a summary written, SectionsToSummarize gives nothing: the
+			// texts are read as a rebuild keys the summaries.
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("section %d: %q %s, %q before", i, got[i], when, want[i])
+			}
 		}
 	}
+	// The upgrade leaves the sections as they were, for the writer to lay
+	// out book by book; they read the same meanwhile.
+	readAllSections("after the upgrade")
+	if n, err := w.LayOutSections(contextBG); n != len(sectionCases) || err != nil {
+		t.Fatalf("LayOutSections: %d books, %v; want %d", n, err, len(sectionCases))
+	}
+	readAllSections("laid out")
+	if n, err := w.LayOutSections(contextBG); n != 0 || err != nil {
+		t.Fatalf("LayOutSections again: %d books, %v", n, err)
+	}
 	var kept int
-	if err := w.db.QueryRow(`SELECT count(*) FROM section WHERE from_chunks = 0`).Scan(&kept); err != nil {
+	if err := w.db.QueryRow(`SELECT count(*) FROM section WHERE from_chunks = 2`).Scan(&kept); err != nil {
 		t.Fatal(err)
 	}
 	wantKept := 0

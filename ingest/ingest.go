@@ -165,6 +165,11 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		_, err = w.Classify(ctx)
 	}
 	if err == nil {
+		// Sections stored by a grimoire that kept their text twice get
+		// it stored once.
+		_, err = w.LayOutSections(ctx)
+	}
+	if err == nil {
 		// Books made ready before the index kept postings of its own
 		// get theirs; until every ready book has them, searches rank
 		// with FTS5 alone.
