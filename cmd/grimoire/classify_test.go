@@ -11,10 +11,11 @@ import (
 )
 
 // TestClassifySurvivesKill9 kills `grimoire sync` with SIGKILL at moments
-// spread over its classifying of passages an older grimoire stored
-// without roles or copy signatures, then lets it finish: every chunk must
-// have the role and signature a clean sync gives it, and Check must pass.
-// Each kill leaves whole books classified, or none.
+// spread over its catching up with what an older grimoire stored: passages
+// without roles or copy signatures, sections whose text is in their rows.
+// Then it lets it finish: every chunk must have the role and signature,
+// and every section the layout, a clean sync gives it, and Check must
+// pass. Each kill leaves whole books classified and laid out, or none.
 func TestClassifySurvivesKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
@@ -24,13 +25,16 @@ func TestClassifySurvivesKill9(t *testing.T) {
 	db := filepath.Join(lib, ".grimoire", "grimoire.db")
 	want := passageClasses(t, db)
 	total := strings.Count(want, "\n")
+	wantLayout := sectionLayout(t, db)
 
-	// What an index made before chunks had roles holds.
+	// What an index made before chunks had roles, and sections their
+	// layout, holds.
 	execSQL(t, db, `UPDATE chunk SET role = NULL`)
 	execSQL(t, db, `DELETE FROM chunk_signature`)
 	if n := unclassified(t, db); n != total {
 		t.Fatalf("%d of %d chunks unclassified after clearing them", n, total)
 	}
+	sections := unLayOut(t, db)
 
 	trial := copyTree(t, lib)
 	begin := time.Now()
@@ -39,11 +43,14 @@ func TestClassifySurvivesKill9(t *testing.T) {
 	if got := passageClasses(t, filepath.Join(trial, ".grimoire", "grimoire.db")); got != want {
 		t.Fatal("an uninterrupted sync classifies the chunks otherwise than a fresh ingest")
 	}
-	t.Logf("an uninterrupted sync classifies %d chunks in %v", total, took.Round(time.Millisecond))
+	if got := sectionLayout(t, filepath.Join(trial, ".grimoire", "grimoire.db")); got != wantLayout {
+		t.Fatal("an uninterrupted sync lays out the sections otherwise than a fresh ingest")
+	}
+	t.Logf("an uninterrupted sync classifies %d chunks and lays out %d sections in %v", total, sections, took.Round(time.Millisecond))
 
 	midway := 0
 	for i := 1; i <= 9; i++ {
-		left := unclassified(t, db)
+		left := unclassified(t, db) + notLaidOut(t, db)
 		if left == 0 {
 			break
 		}
@@ -52,13 +59,16 @@ func TestClassifySurvivesKill9(t *testing.T) {
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		<-p.done
 		p.done <- nil
-		after := unclassified(t, db)
+		after := unclassified(t, db) + notLaidOut(t, db)
 		if after > 0 && after < left {
 			midway++
 		}
-		t.Logf("kill %d: %d chunks unclassified before, %d after", i, left, after)
+		t.Logf("kill %d: %d chunks unclassified and sections not laid out before, %d after", i, left, after)
 		if n := halfClassified(t, db); n > 0 {
 			t.Errorf("kill %d left %d books with some chunks classified and some not", i, n)
+		}
+		if n := halfLaidOut(t, db); n > 0 {
+			t.Errorf("kill %d left %d books with some sections laid out and some not", i, n)
 		}
 	}
 	if midway == 0 {
@@ -69,6 +79,109 @@ func TestClassifySurvivesKill9(t *testing.T) {
 	if got := passageClasses(t, db); got != want {
 		t.Errorf("after %d kills while classifying, roles and signatures differ from a clean sync's:\n got:\n%s\nwant:\n%s", midway, head(got, 20), head(want, 20))
 	}
+	if got := sectionLayout(t, db); got != wantLayout {
+		t.Errorf("after %d kills, the sections' layout differs from a clean sync's:\n got:\n%s\nwant:\n%s", midway, head(got, 20), head(wantLayout, 20))
+	}
+}
+
+// sectionLayout lists every section's place, where its text is and the
+// text its row holds, and every chunk's join to the text before it.
+func sectionLayout(t *testing.T, db string) string {
+	t.Helper()
+	conn := openDB(t, db)
+	defer conn.Close()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT b.hash, s.chapter_idx, s.idx, s.from_chunks, hex(s.text) FROM section s JOIN book b ON b.id = s.book_id ORDER BY 1, 2, 3`,
+		`SELECT b.hash, k.idx, k.overlap, -1, hex(k.gap) FROM chunk k JOIN book b ON b.id = k.book_id ORDER BY 1, 2`,
+	} {
+		rows, err := conn.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var hash, text string
+			var a, c, d int
+			if err := rows.Scan(&hash, &a, &c, &d, &text); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s %d %d %d %s\n", hash, a, c, d, text)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+// unLayOut puts each section's text back in its row, as an older grimoire
+// stored it, and returns how many sections held theirs in their chunks.
+func unLayOut(t *testing.T, db string) int {
+	t.Helper()
+	conn := openDB(t, db)
+	defer conn.Close()
+	type section struct{ book, chapter, idx, first, count int }
+	var secs []section
+	rows, err := conn.Query(`SELECT book_id, chapter_idx, idx, first_chunk, chunk_count FROM section WHERE from_chunks = 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s section
+		if err := rows.Scan(&s.book, &s.chapter, &s.idx, &s.first, &s.count); err != nil {
+			t.Fatal(err)
+		}
+		secs = append(secs, s)
+	}
+	rows.Close()
+	for _, s := range secs {
+		var text strings.Builder
+		rows, err := conn.Query(`SELECT text, overlap, gap FROM chunk WHERE book_id = ? AND idx >= ? AND idx < ? ORDER BY idx`, s.book, s.first, s.first+s.count)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k, gap string
+			var overlap int
+			if err := rows.Scan(&k, &overlap, &gap); err != nil {
+				t.Fatal(err)
+			}
+			text.WriteString(gap + k[overlap:])
+		}
+		rows.Close()
+		if _, err := conn.Exec(`UPDATE section SET text = ? WHERE book_id = ? AND chapter_idx = ? AND idx = ?`, text.String(), s.book, s.chapter, s.idx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{`UPDATE section SET from_chunks = 0`, `UPDATE chunk SET overlap = 0, gap = ''`} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(secs)
+}
+
+func notLaidOut(t *testing.T, db string) int {
+	t.Helper()
+	conn := openDB(t, db)
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRow(`SELECT count(*) FROM section WHERE from_chunks = 0`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// halfLaidOut counts the books some of whose sections are laid out and
+// some not: a book is laid out in one transaction.
+func halfLaidOut(t *testing.T, db string) int {
+	t.Helper()
+	conn := openDB(t, db)
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRow(`SELECT count(*) FROM (SELECT book_id FROM section GROUP BY book_id
+HAVING count(DISTINCT from_chunks = 0) > 1)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // passageClasses lists every chunk's book, place, role and signature.
