@@ -473,16 +473,27 @@ const stampKey = "embedding_model"
 // Stamp returns the index's embedding stamp; ok is false before the first
 // embedding was stored.
 func (d *DB) Stamp(ctx context.Context) (s Stamp, ok bool, err error) {
+	if s, ok, err = readStamp(ctx, d.db, stampKey); err != nil {
+		return s, false, fmt.Errorf("read embedding stamp: %w", err)
+	}
+	return s, ok, nil
+}
+
+// readStamp reads the stamp stored under key in meta; ok is false when
+// there is none.
+func readStamp(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, key string) (s Stamp, ok bool, err error) {
 	var v string
-	err = d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, stampKey).Scan(&v)
-	if err == sql.ErrNoRows {
+	err = q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if err == sql.ErrNoRows || err == nil && v == "" {
 		return s, false, nil
 	}
 	if err != nil {
-		return s, false, fmt.Errorf("read embedding stamp: %w", err)
+		return s, false, err
 	}
 	if err := json.Unmarshal([]byte(v), &s); err != nil {
-		return s, false, fmt.Errorf("read embedding stamp: %w", err)
+		return s, false, err
 	}
 	return s, true, nil
 }

@@ -157,14 +157,10 @@ const nextStampKey = "embedding_next"
 // NextStamp returns the model a re-embedding is switching to, if one is
 // under way.
 func (d *DB) NextStamp(ctx context.Context) (s Stamp, ok bool, err error) {
-	v, err := d.Meta(ctx, nextStampKey)
-	if err != nil || v == "" {
-		return s, false, err
-	}
-	if err := json.Unmarshal([]byte(v), &s); err != nil {
+	if s, ok, err = readStamp(ctx, d.db, nextStampKey); err != nil {
 		return s, false, fmt.Errorf("read next embedding stamp: %w", err)
 	}
-	return s, true, nil
+	return s, ok, nil
 }
 
 // BeginReembed starts (or resumes) a switch to the model s. A switch to

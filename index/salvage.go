@@ -523,7 +523,7 @@ func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp 
 		if !useVecs {
 			continue
 		}
-		// A rebuild begun by a grimoire before schema 21 salvaged
+		// A rebuild begun by a grimoire before schema 22 salvaged
 		// float32s.
 		if v, ok := storedVector(vec, stamp.Dim); ok {
 			if vecs == nil {

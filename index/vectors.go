@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 
@@ -74,16 +73,8 @@ func requantizeVectors(ctx context.Context, q execQuerier) error {
 // stampDim returns the dimension of the stamp stored under key in meta, 0
 // when there is none.
 func stampDim(ctx context.Context, q execQuerier, key string) (int, error) {
-	var v string
-	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
-	if err == sql.ErrNoRows || (err == nil && v == "") {
-		return 0, nil
-	}
+	s, _, err := readStamp(ctx, q, key)
 	if err != nil {
-		return 0, err
-	}
-	var s Stamp
-	if err := json.Unmarshal([]byte(v), &s); err != nil {
 		return 0, fmt.Errorf("read the stamp %s: %w", key, err)
 	}
 	return max(s.Dim, 0), nil

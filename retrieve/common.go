@@ -140,9 +140,9 @@ func wordsBeginning(text string, prefixes []string) []string {
 				break
 			}
 			start := i + j
-			end := wordEnd(text, start+len(p))
+			end := passage.WordEnd(text, start+len(p))
 			i = end
-			if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && isWordRune(r) {
+			if r, _ := utf8.DecodeLastRuneInString(text[:start]); start > 0 && passage.IsWordRune(r) {
 				continue // inside a word
 			}
 			if !taken[start] {
@@ -153,13 +153,3 @@ func wordsBeginning(text string, prefixes []string) []string {
 	}
 	return out
 }
-
-// wordEnd, isASCIIWordByte, foldedWords and isWordRune split and fold
-// words as passage does, where FTS5 splits them.
-func wordEnd(text string, i int) int { return passage.WordEnd(text, i) }
-
-func isASCIIWordByte(c byte) bool { return passage.IsASCIIWordByte(c) }
-
-func foldedWords(s string) []string { return passage.Words(s) }
-
-func isWordRune(r rune) bool { return passage.IsWordRune(r) }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // A question that asks what something is ("What is a pure function?",
@@ -130,8 +131,8 @@ func sentenceWords(text string) []string {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		switch {
-		case isWordRune(r):
-			j := wordEnd(text, i)
+		case passage.IsWordRune(r):
+			j := passage.WordEnd(text, i)
 			out = append(out, text[i:j])
 			i = j
 			continue

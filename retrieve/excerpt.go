@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // excerptKey is how many letters of a question's word an excerpt matches
@@ -38,7 +39,7 @@ func Excerpt(text, question string, n int) string {
 	var words []word
 	starts := []int{0}
 	for i := 0; i < len(r); {
-		if !isWordRune(r[i]) {
+		if !passage.IsWordRune(r[i]) {
 			if strings.ContainsRune(".?!\n", r[i]) && i+1 < len(r) {
 				j := i + 1
 				for j < len(r) && unicode.IsSpace(r[j]) {
@@ -52,7 +53,7 @@ func Excerpt(text, question string, n int) string {
 			continue
 		}
 		j := i
-		for j < len(r) && isWordRune(r[j]) {
+		for j < len(r) && passage.IsWordRune(r[j]) {
 			j++
 		}
 		if k := prefix(index.FoldTerm(string(r[i:j])), excerptKey); keys[k] {

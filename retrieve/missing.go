@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // maxMissing bounds the words a search names as missing: a pasted log
@@ -121,11 +122,11 @@ type wordSpan struct {
 func questionSpans(text string) []wordSpan {
 	var out []wordSpan
 	for _, f := range strings.Fields(text) {
-		f = strings.TrimFunc(f, func(r rune) bool { return !isWordRune(r) })
+		f = strings.TrimFunc(f, func(r rune) bool { return !passage.IsWordRune(r) })
 		for _, s := range []string{"'s", "’s", "'S", "’S"} {
 			f = strings.TrimSuffix(f, s)
 		}
-		parts := strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return !isWordRune(r) })
+		parts := strings.FieldsFunc(strings.ToLower(f), func(r rune) bool { return !passage.IsWordRune(r) })
 		if len(parts) > 0 {
 			out = append(out, wordSpan{text: f, parts: parts})
 		}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // names returns the words of a question that name something: an acronym
@@ -25,14 +27,14 @@ func names(text string) []string {
 	start := true // the next word begins a sentence
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
+		if !passage.IsWordRune(r) {
 			if strings.ContainsRune(".?!:;\n", r) {
 				start = true
 			}
 			i += n
 			continue
 		}
-		j := wordEnd(text, i)
+		j := passage.WordEnd(text, i)
 		w := text[i:j]
 		words = append(words, word{w, start})
 		if utf8.RuneCountInString(w) >= 4 {
@@ -74,7 +76,7 @@ func names(text string) []string {
 func tellingNames(text string) []string {
 	defined := make(map[string]bool)
 	for _, short := range definedAbbreviations(text) {
-		for _, w := range strings.FieldsFunc(short, func(r rune) bool { return !isWordRune(r) }) {
+		for _, w := range strings.FieldsFunc(short, func(r rune) bool { return !passage.IsWordRune(r) }) {
 			defined[w] = true
 		}
 	}
@@ -120,7 +122,7 @@ func abbreviates(short, before string) bool {
 	s := []rune(strings.ToLower(short))
 	letters, first := 0, -1
 	for i, r := range s {
-		if isWordRune(r) {
+		if passage.IsWordRune(r) {
 			letters++
 			if first < 0 {
 				first = i
@@ -136,12 +138,12 @@ func abbreviates(short, before string) bool {
 	j := len(long) - 1
 	for i := len(s) - 1; i >= 0; i-- {
 		c := s[i]
-		if !isWordRune(c) {
+		if !passage.IsWordRune(c) {
 			continue
 		}
 		// The short form's first character must begin a word of the long
 		// one; the others may fall anywhere in it.
-		for j >= 0 && (long[j] != c || i == first && j > 0 && isWordRune(long[j-1])) {
+		for j >= 0 && (long[j] != c || i == first && j > 0 && passage.IsWordRune(long[j-1])) {
 			j--
 		}
 		if j < 0 {

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/passage"
 )
 
 // A question may misspell the word its answer uses ("the Chesire Cat").
@@ -41,7 +42,7 @@ func spellings(passages []string, chunks int) passageWords {
 	seen := make(map[string]bool)
 	for i, p := range passages {
 		words := make(map[string]bool)
-		for _, w := range foldedWords(p) {
+		for _, w := range passage.Words(p) {
 			words[w] = true
 			n := utf8.RuneCountInString(w)
 			if n < respellMinRunes-1 || seen[w] || strings.ContainsFunc(w, unicode.IsDigit) {
@@ -114,12 +115,12 @@ func replaceWords(text string, with map[string]string) string {
 	var b strings.Builder
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
-		if !isWordRune(r) {
+		if !passage.IsWordRune(r) {
 			b.WriteString(text[i : i+n])
 			i += n
 			continue
 		}
-		j := wordEnd(text, i)
+		j := passage.WordEnd(text, i)
 		if c, ok := with[strings.ToLower(text[i:j])]; ok {
 			b.WriteString(c)
 		} else {

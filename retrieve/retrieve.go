@@ -20,6 +20,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/index/fulltext"
+	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/subword"
 )
 
@@ -921,7 +922,7 @@ func queryWords(text string) []string { return distinctWords(text, maxTerms) }
 func distinctWords(text string, most int) []string {
 	seen := make(map[string]bool)
 	var words []string
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) }) {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !passage.IsWordRune(r) }) {
 		w = strings.ToLower(w)
 		if seen[w] {
 			continue
