@@ -16,13 +16,12 @@ import (
 // FTS5 ranks with bm25() by scoring every row that holds a query term, and
 // looks up each row's length as it goes: in a library of a million chunks
 // a search of a few middling words scores a hundred thousand rows. So the
-// writer keeps postings of its own beside FTS5's (fts_posting): for each
-// term and ready book, the book's chunks that hold it, each with its length
-// and its count in each column. A search reads the rows of its terms and
-// scores them as bm25() does, in memory, with FTS5's own row count and
-// average length; FTS5 still answers searches the postings cannot (books
-// whose postings are not written yet, a quoted word of several tokens,
-// filters by author, type, path, tag or series).
+// writer keeps postings of its own (fts_posting): for each term and ready
+// book, the book's chunks that hold it, each with its length and its count
+// in each column. A search reads the rows of its terms (DB.Terms) and
+// scores them with BM25 as bm25() does, in memory (TermLists.Rank), over
+// the books its filters select. FTS5 still answers what the postings
+// cannot (see SearchFTS).
 //
 // Postings are written in the transaction that makes a book ready
 // (Tx.FinishBook) and, for books made ready before there were postings, by
@@ -363,120 +362,6 @@ func (w *Writer) DropPostings(ctx context.Context) error {
 	})
 }
 
-// matchWords returns the quoted words of a MATCH expression made of quoted
-// strings joined by OR, as retrieve writes them, and false for any other.
-func matchWords(match string) ([]string, bool) {
-	var words []string
-	for rest := match; ; {
-		if !strings.HasPrefix(rest, `"`) {
-			return nil, false
-		}
-		rest = rest[1:]
-		var word strings.Builder
-		for {
-			i := strings.IndexByte(rest, '"')
-			if i < 0 {
-				return nil, false
-			}
-			word.WriteString(rest[:i])
-			rest = rest[i+1:]
-			if !strings.HasPrefix(rest, `"`) {
-				break
-			}
-			word.WriteByte('"') // a doubled quote stands for one
-			rest = rest[1:]
-		}
-		words = append(words, word.String())
-		if rest == "" {
-			return words, true
-		}
-		if !strings.HasPrefix(rest, " OR ") {
-			return nil, false
-		}
-		rest = rest[len(" OR "):]
-	}
-}
-
-// rankPostings returns the best want chunks of [lo, hi] by FTS5's bm25()
-// over match, best first (ties by rowid), computed from the postings; ok
-// is false, with nothing read, when the postings cannot answer: some
-// ready book has none yet, match is not a list of quoted words, one of
-// its words is several tokens (a phrase, which needs positions), or a
-// column weighs nothing.
-func (d *DB) rankPostings(ctx context.Context, match string, w FTSWeights, lo, hi int64, want int) (hits []FTSHit, ok bool, err error) {
-	words, ok := matchWords(match)
-	// A weight of zero scores a match at zero, which the sums cannot
-	// tell from no match.
-	if !ok || hi < lo || w.Heading <= 0 || w.Context <= 0 || w.Text <= 0 {
-		return nil, false, nil
-	}
-	terms := make([]string, len(words))
-	for i, word := range words {
-		n := 0
-		fulltext.EachToken(word, func(string) { n++ })
-		if n != 1 {
-			return nil, false, nil
-		}
-		terms[i] = fulltext.Term(word)
-	}
-	// Three questions, whatever the number of terms: whether every ready
-	// book has postings, with the library's totals and the shards to look
-	// in (shardOf's); the terms' lists; their IDFs.
-	var complete bool
-	var nRow, tokens int64
-	var shards string
-	if err := d.db.QueryRowContext(ctx, `
-SELECT (SELECT count(*) FROM book WHERE status = 'ready') = (SELECT count(*) FROM fts_book),
-	t.chunks, t.tokens,
-	coalesce((SELECT group_concat(s) FROM (SELECT DISTINCT book_id >> 3 AS s FROM fts_book)), '')
-FROM text_totals t`).Scan(&complete, &nRow, &tokens, &shards); err != nil {
-		return nil, false, fmt.Errorf("full-text search: %w", err)
-	}
-	if !complete {
-		return nil, false, nil
-	}
-	if nRow == 0 || shards == "" {
-		return nil, true, nil
-	}
-	avgLen := float64(tokens) / float64(nRow)
-	lists, df, err := d.postingLists(ctx, shards, terms)
-	if err != nil {
-		return nil, true, err
-	}
-	idf, err := d.idfs(ctx, nRow, terms, df)
-	if err != nil {
-		return nil, true, err
-	}
-	weights := [3]float64{w.Heading, w.Context, w.Text}
-	acc := newAccumulator(lo, hi)
-	for i, term := range terms {
-		if term == "" {
-			continue
-		}
-		for _, l := range lists[term] {
-			err := eachPosting(l.data, func(p posting) {
-				if p.chunk < lo || p.chunk > hi {
-					return
-				}
-				// Each occurrence adds its column's weight, as FTS5
-				// adds each instance's: a product can differ in the
-				// last bit.
-				var freq float64
-				for c, n := range p.tf {
-					for range n {
-						freq += weights[c]
-					}
-				}
-				acc.add(p.chunk, l.book, fulltext.BM25(idf[i], freq, float64(p.length), avgLen))
-			})
-			if err != nil {
-				return nil, true, fmt.Errorf("full-text search: term %q: %w", term, err)
-			}
-		}
-	}
-	return bestOf(acc.touched, acc.books, acc.score, want), true, nil
-}
-
 // accumulator sums each chunk's score over the query's terms, in a slice
 // over the chunk ids searched when they span few enough to allocate one
 // per search, else in a map (ids are never reused: a library that has
@@ -526,72 +411,6 @@ func (a *accumulator) score(chunk int64) float64 {
 type bookList struct {
 	book int64
 	data []byte
-}
-
-// postingLists returns the posting lists of each of terms, one per book,
-// and how many chunks hold each; shards are the shards to look in, a list
-// of integers of ours.
-func (d *DB) postingLists(ctx context.Context, shards string, terms []string) (map[string][]bookList, map[string]int64, error) {
-	lists, df := make(map[string][]bookList, len(terms)), make(map[string]int64, len(terms))
-	var args []any
-	for _, t := range terms {
-		if _, seen := df[t]; !seen && t != "" {
-			df[t] = 0
-			args = append(args, t)
-		}
-	}
-	if len(args) == 0 {
-		return lists, df, nil
-	}
-	// One seek per shard and term.
-	q := `SELECT term, book_id, n, data FROM fts_posting WHERE shard IN (` + shards + `) AND term IN (?` + strings.Repeat(`, ?`, len(args)-1) + `)`
-	err := readAll(ctx, d.db, q, func(r *sql.Rows) error {
-		var term string
-		var l bookList
-		var n int64
-		if err := r.Scan(&term, &l.book, &n, &l.data); err != nil {
-			return err
-		}
-		lists[term] = append(lists[term], l)
-		df[term] += n
-		return nil
-	}, args...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("full-text search: %w", err)
-	}
-	return lists, df, nil
-}
-
-// idfs returns the IDF of each of terms in a library of nRow chunks, df[t]
-// of which hold t, as FTS5's bm25() computes it, in one question: the
-// logarithm is SQLite's, which differs from Go's in the last bit now and
-// then, so that the scores are FTS5's to the last bit.
-func (d *DB) idfs(ctx context.Context, nRow int64, terms []string, df map[string]int64) ([]float64, error) {
-	idf := make([]float64, len(terms))
-	if len(terms) == 0 {
-		return idf, nil
-	}
-	var q strings.Builder
-	q.WriteString("SELECT ")
-	args := make([]any, 0, 3*len(terms))
-	dest := make([]any, len(terms))
-	for i, t := range terms {
-		if i > 0 {
-			q.WriteString(", ")
-		}
-		q.WriteString("ln((? - ? + 0.5) / (? + 0.5))")
-		args = append(args, nRow, df[t], df[t])
-		dest[i] = &idf[i]
-	}
-	if err := d.db.QueryRowContext(ctx, q.String(), args...).Scan(dest...); err != nil {
-		return nil, fmt.Errorf("full-text search: %w", err)
-	}
-	for i := range idf {
-		if idf[i] <= 0 {
-			idf[i] = 1e-6
-		}
-	}
-	return idf, nil
 }
 
 // bestOf returns the want ids of ids with the highest scores, best first,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/internal/passage"
+	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 type querier interface {
@@ -322,19 +323,39 @@ type Hit struct {
 	// (package passage), as stored with it.
 	Role      passage.Role
 	Signature passage.Signature
+	// Length is the chunk's length in tokens, as BM25 reads it.
+	Length int
+	// Vec is the chunk's stored vector (HitsOf only; nil without one).
+	Vec []float32
 }
 
 // Hits loads the chunks with the given ids, with their books, in the order
 // of ids. Ids that no longer exist, or whose book is not ready, are left out.
 func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
+	return d.hits(ctx, ids, nil)
+}
+
+// HitsOf is Hits in one question, with the chunks' lengths and vectors,
+// and their books taken from lib: a chunk whose book lib does not hold
+// (made ready since) is left out.
+func (d *DB) HitsOf(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, error) {
+	return d.hits(ctx, ids, lib)
+}
+
+func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	ph, args := idList(ids)
+	vec := "NULL"
+	if lib != nil {
+		vec = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)"
+	}
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
 	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, ''), k.role, g.signature,
-	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END
+	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END,
+	k.length, `+vec+`
 FROM chunk k
 CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
@@ -353,11 +374,13 @@ WHERE k.id IN (`+ph+`)`, args...)
 		var role sql.NullInt64
 		var sig []byte
 		var alone bool
+		var vec sql.RawBytes
 		if err := rows.Scan(&h.ID, &h.BookID, &h.Index, &h.ChapterIndex, &h.SectionIndex, &h.Heading, &h.Context, &h.Text, &h.Anchor,
-			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle, &role, &sig, &alone); err != nil {
+			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle, &role, &sig, &alone, &h.Length, &vec); err != nil {
 			rows.Close()
 			return nil, err
 		}
+		h.Vec = vec8.Floats(vec)
 		if role.Valid {
 			h.Role = passage.Role(role.Int64)
 		} else {
@@ -377,8 +400,10 @@ WHERE k.id IN (`+ph+`)`, args...)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	books, err := d.booksByID(ctx, bookIDs)
-	if err != nil {
+	var books map[int64]Book
+	if lib != nil {
+		books = lib.Books
+	} else if books, err = d.booksByID(ctx, bookIDs); err != nil {
 		return nil, err
 	}
 	out := make([]Hit, 0, len(byID))
@@ -387,7 +412,9 @@ WHERE k.id IN (`+ph+`)`, args...)
 		if !ok {
 			continue
 		}
-		h.Book = books[h.BookID]
+		if h.Book, ok = books[h.BookID]; !ok {
+			continue
+		}
 		if h.Role == 0 {
 			// Stored by an older grimoire, and not classified yet
 			// (Writer.Classify): classified here, as it will be.

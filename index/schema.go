@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // migrations are applied in order, by runMigration, which also does what a
@@ -444,6 +445,31 @@ CREATE TRIGGER text_totals_update AFTER UPDATE OF length ON chunk BEGIN
 	UPDATE text_totals SET tokens = tokens + new.length - old.length;
 END;
 `,
+	// 24: a count that every change to the books, their files, the
+	// books waiting for OCR and the books that share text moves, so that
+	// a search can keep what it read of them until it moves (see
+	// DB.Snapshot). Chunks and vectors have their own: the sequences of
+	// their ids and vector_generation.
+	`
+CREATE TABLE library_generation (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	n  INTEGER NOT NULL
+);
+INSERT INTO library_generation(id, n) VALUES (1, 0);
+` + generationTriggers("book", "file", "ocr_book", "shared_text"),
+}
+
+// generationTriggers moves library_generation on every insert, update and
+// delete of the rows of tables.
+func generationTriggers(tables ...string) string {
+	var b strings.Builder
+	for _, t := range tables {
+		for _, op := range []string{"insert", "update", "delete"} {
+			fmt.Fprintf(&b, "CREATE TRIGGER %s_generation_%s AFTER %s ON %s BEGIN\n\tUPDATE library_generation SET n = n + 1;\nEND;\n",
+				t, op, strings.ToUpper(op), t)
+		}
+	}
+	return b.String()
 }
 
 // sectionsInChunks stores each section's text once, in its chunks, where

@@ -33,7 +33,11 @@ type FTSWeights struct {
 
 // SearchFTS runs an FTS5 MATCH expression over the chunks of ready books that
 // f selects and returns the best limit hits, best first. The expression must
-// already be safe FTS5 syntax; retrieve builds it from user text.
+// already be safe FTS5 syntax; retrieve builds it from user text. Searches
+// rank from the postings (Terms); FTS5 answers what they cannot: a phrase
+// (a word the tokenizer cuts in several, "e-mail", which needs the words'
+// positions), and any search while some ready book has no postings yet
+// (an index an older grimoire wrote, until the writer has caught up).
 func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWeights, limit int) ([]FTSHit, error) {
 	if f.Author != "" || f.Type != "" || f.Path != "" || f.Query != "" || f.Tag != "" || f.Series != "" {
 		return d.searchFTSJoined(ctx, match, f, w, limit)
@@ -60,20 +64,8 @@ func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWei
 		parts = min(runtime.GOMAXPROCS(0), 4)
 	}
 	for want := limit + 16; ; want *= 4 {
-		cands, ok, err := d.rankPostings(ctx, match, w, lo, hi, want)
+		cands, err := d.rankFTS(ctx, match, w, lo, hi, want, parts)
 		if err != nil {
-			return nil, err
-		}
-		if ok {
-			// Only ready books have postings, and [lo, hi] holds the
-			// chunks of the one book a slug names.
-			cands = cands[:min(limit, len(cands))]
-			for i := range cands {
-				cands[i].Rank = i + 1
-			}
-			return cands, nil
-		}
-		if cands, err = d.rankFTS(ctx, match, w, lo, hi, want, parts); err != nil {
 			return nil, err
 		}
 		out, err := d.keepReady(ctx, cands, f.Slug, limit)

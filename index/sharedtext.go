@@ -3,8 +3,10 @@ package index
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -232,93 +234,103 @@ ORDER BY book_id, share DESC, other_id`, append(args, minShare)...)
 	return out, nil
 }
 
-// BookChunksWithWords returns the chunks of book id whose text holds the
-// most of the rarest (in the book) of words, lower case words as a
-// search's are, at most limit of them, most first (ties by id), from the
-// book's postings: a few reads within its shard, where a full-text search
-// would read every book's postings of each word. A book without postings
+// WordsLookup asks for the chunks of Book whose text holds the most of
+// the rarest (in the book) of Words, lower case words as a search's are.
+type WordsLookup struct {
+	Book  int64
+	Words []string
+}
+
+// ChunksWithWords answers lookups in one question, from the books'
+// postings: for each, at most limit chunks, most first (ties by id),
+// holding the most of its rarest rarest words. A book without postings
 // has none.
-func (d *DB) BookChunksWithWords(ctx context.Context, id int64, words []string, rarest, limit int) ([]int64, error) {
-	var terms []string
-	for _, w := range words {
-		fulltext.EachToken(w, func(tok string) {
-			if t := fulltext.Term(tok); t != "" && !slices.Contains(terms, t) {
-				terms = append(terms, t)
+func (d *DB) ChunksWithWords(ctx context.Context, lookups []WordsLookup, rarest, limit int) ([][]int64, error) {
+	out := make([][]int64, len(lookups))
+	terms := make([][]string, len(lookups))
+	var allTerms []string
+	var books []int64
+	shards := make(map[int64]bool)
+	for i, l := range lookups {
+		for _, w := range l.Words {
+			fulltext.EachToken(w, func(tok string) {
+				if t := fulltext.Term(tok); t != "" && !slices.Contains(terms[i], t) {
+					terms[i] = append(terms[i], t)
+				}
+			})
+		}
+		if len(terms[i]) == 0 {
+			continue
+		}
+		for _, t := range terms[i] {
+			if !slices.Contains(allTerms, t) {
+				allTerms = append(allTerms, t)
 			}
-		})
+		}
+		if !slices.Contains(books, l.Book) {
+			books = append(books, l.Book)
+		}
+		shards[shardOf(l.Book)] = true
 	}
-	if len(terms) == 0 {
-		return nil, nil
+	if len(books) == 0 {
+		return out, nil
 	}
-	// How many passages hold each word first, without its list: the
-	// rarest words tell a passage best, and their lists are the shortest
-	// to read.
-	ph, args := idList(terms)
-	rows, err := d.db.QueryContext(ctx, `SELECT term, n FROM fts_posting WHERE shard = ? AND book_id = ? AND term IN (`+ph+`)`,
-		append([]any{shardOf(id), id}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
-	}
-	type count struct {
-		term string
+	type list struct {
 		n    int
+		data []byte
 	}
-	var counts []count
-	for rows.Next() {
-		var c count
-		if err := rows.Scan(&c.term, &c.n); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	type key struct {
+		book int64
+		term string
+	}
+	lists := make(map[key]list)
+	sh := slices.Sorted(maps.Keys(shards))
+	shPh, shArgs := idList(sh)
+	bPh, bArgs := idList(books)
+	tPh, tArgs := idList(allTerms)
+	err := readAll(ctx, d.db, `SELECT term, book_id, n, data FROM fts_posting
+WHERE shard IN (`+shPh+`) AND term IN (`+tPh+`) AND book_id IN (`+bPh+`)`, func(r *sql.Rows) error {
+		var k key
+		var l list
+		if err := r.Scan(&k.term, &k.book, &l.n, &l.data); err != nil {
+			return err
 		}
-		counts = append(counts, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
-	}
-	if len(counts) == 0 {
-		return nil, nil
-	}
-	slices.SortFunc(counts, func(a, b count) int { return cmp.Or(cmp.Compare(a.n, b.n), strings.Compare(a.term, b.term)) })
-	terms = terms[:0]
-	for _, c := range counts[:min(rarest, len(counts))] {
-		terms = append(terms, c.term)
-	}
-	ph, args = idList(terms)
-	rows, err = d.db.QueryContext(ctx, `SELECT term, data FROM fts_posting WHERE shard = ? AND book_id = ? AND term IN (`+ph+`)`,
-		append([]any{shardOf(id), id}, args...)...)
+		lists[k] = l
+		return nil
+	}, slices.Concat(shArgs, tArgs, bArgs)...)
 	if err != nil {
-		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+		return nil, fmt.Errorf("chunks holding words: %w", err)
 	}
-	defer rows.Close()
-	held := make(map[int64]float64)
-	var touched []int64
-	for rows.Next() {
-		var term string
-		var data []byte
-		if err := rows.Scan(&term, &data); err != nil {
-			return nil, fmt.Errorf("chunks of book %d: %w", id, err)
+	for i, l := range lookups {
+		// The rarest words tell a passage best.
+		var held []string
+		for _, t := range terms[i] {
+			if _, ok := lists[key{l.Book, t}]; ok {
+				held = append(held, t)
+			}
 		}
-		err := eachPosting(data, func(p posting) {
-			if p.tf[2] == 0 {
-				return // in a heading or context only
-			}
-			if _, ok := held[p.chunk]; !ok {
-				touched = append(touched, p.chunk)
-			}
-			held[p.chunk]++
+		slices.SortFunc(held, func(a, b string) int {
+			return cmp.Or(cmp.Compare(lists[key{l.Book, a}].n, lists[key{l.Book, b}].n), strings.Compare(a, b))
 		})
-		if err != nil {
-			return nil, fmt.Errorf("chunks of book %d: term %q: %w", id, term, err)
+		count := make(map[int64]float64)
+		var touched []int64
+		for _, t := range held[:min(rarest, len(held))] {
+			err := eachPosting(lists[key{l.Book, t}].data, func(p posting) {
+				if p.tf[2] == 0 {
+					return // in a heading or context only
+				}
+				if _, ok := count[p.chunk]; !ok {
+					touched = append(touched, p.chunk)
+				}
+				count[p.chunk]++
+			})
+			if err != nil {
+				return nil, fmt.Errorf("chunks of book %d: term %q: %w", l.Book, t, err)
+			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
-	}
-	best := bestOf(touched, nil, func(c int64) float64 { return held[c] }, limit)
-	out := make([]int64, len(best))
-	for i, h := range best {
-		out[i] = h.ChunkID
+		for _, h := range bestOf(touched, nil, func(c int64) float64 { return count[c] }, limit) {
+			out[i] = append(out[i], h.ChunkID)
+		}
 	}
 	return out, nil
 }

@@ -99,7 +99,7 @@ func TestSharedTextFollowsTheBooks(t *testing.T) {
 	check("one removed", map[int64][]int64{})
 }
 
-func TestBookChunksWithWords(t *testing.T) {
+func TestChunksWithWords(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
 	b := storeChunks(t, w, "guide", []string{
@@ -124,10 +124,11 @@ func TestBookChunksWithWords(t *testing.T) {
 		{[]string{"nowhere"}, 3, nil},
 		{nil, 3, nil},
 	} {
-		got, err := w.BookChunksWithWords(ctx, b.ID, tc.words, tc.rarest, 2)
+		found, err := w.ChunksWithWords(ctx, []WordsLookup{{b.ID, tc.words}}, tc.rarest, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := found[0]
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%v: chunks %v, want %v", tc.words, got, tc.want)
 		}

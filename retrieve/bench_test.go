@@ -160,7 +160,7 @@ func BenchmarkLoadVectors(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var v vectorIndex
-		if err := v.refresh(context.Background(), &r.DB, emb.Info().Dim); err != nil {
+		if err := v.refresh(context.Background(), &r.DB, emb.Info().Dim, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -23,9 +23,13 @@ import (
 // SciFact and NFCorpus falls below plain BM25's. hits come back in the new
 // order, ranked again.
 func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []index.FTSHit, common map[string]int) ([]index.FTSHit, error) {
-	rows, avgLen, err := s.ftsRows(ctx)
-	if err != nil || rows == 0 || avgLen == 0 || len(hits) == 0 {
-		return hits, err
+	st, err := s.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, avgLen := st.lib.Chunks, st.lib.AvgLen()
+	if rows == 0 || avgLen == 0 || len(hits) == 0 {
+		return hits, nil
 	}
 	idf := make(map[string]float64, len(common))
 	for t, df := range common {
@@ -47,17 +51,13 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 	if err != nil {
 		return nil, err
 	}
-	lengths, err := s.db.ChunkLengths(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
 	counts, err := s.termCounts(ctx, ids, texts, idf)
 	if err != nil {
 		return nil, err
 	}
 	out := slices.Clone(hits)
 	for i := range out {
-		length := float64(lengths[out[i].ChunkID])
+		length := float64(texts[out[i].ChunkID].Length)
 		// In the terms' order: a sum in a map's order differs in its last
 		// bits from search to search, and so would the order of the
 		// copies of one passage.
@@ -80,7 +80,7 @@ func (s *Searcher) scoreCommon(ctx context.Context, cache *textCache, hits []ind
 
 // termCounts counts, in each chunk, the occurrences of the terms of idf,
 // each column's weighted as bm25() weighs it.
-func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]index.ChunkText, idf map[string]float64) (map[int64]map[string]float64, error) {
+func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]index.Hit, idf map[string]float64) (map[int64]map[string]float64, error) {
 	// Only the words that may stem to a term are looked at, and stemmed.
 	prefixes := stemPrefixes(slices.Collect(maps.Keys(idf)))
 	type column struct {

@@ -46,7 +46,11 @@ func TestCommonWordsScoreAsBM25Would(t *testing.T) {
 	if q.match != `"otter"` || len(q.common) != 1 {
 		t.Fatalf("query %+v: want river left out as common", q)
 	}
-	lists, err := s.ftsArm(ctx, request{phrasings: []string{"otter river"}, pool: 50, texts: &textCache{db: &w.DB}})
+	st, err := s.state(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists, err := s.ftsArm(ctx, request{phrasings: []string{"otter river"}, pool: 50, texts: &textCache{store: s.store, lib: st.lib}})
 	if err != nil {
 		t.Fatal(err)
 	}

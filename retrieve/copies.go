@@ -44,41 +44,26 @@ const (
 // text and that the search's candidates missed.
 func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n int) error {
 	n = min(n, len(d.hits))
-	books := make([]int64, 0, n)
-	for _, h := range d.hits[:n] {
-		if !slices.Contains(books, h.BookID) {
-			books = append(books, h.BookID)
-		}
-	}
-	shared, err := s.db.SharedText(ctx, books, copyShare)
-	if err != nil || len(shared) == 0 {
+	lib := r.texts.lib
+	allowed, err := s.allowed(ctx, lib, r.filter)
+	if err != nil {
 		return err
 	}
-	var allowed map[int64]bool
-	if r.filter != (index.BookFilter{ReadyOnly: true}) {
-		if allowed, err = s.db.BookIDs(ctx, r.filter); err != nil {
-			return err
-		}
-	}
-	// The passages that may be the copies, for all hits, then one read of
-	// them all.
-	type lookup struct {
-		hit   int
-		found []int64
-	}
-	var lookups []lookup
-	var ids []int64
+	// The passages that may be the copies, for all hits, in one
+	// question, then one read of them all.
+	var hitOf []int
+	var lookups []index.WordsLookup
 	for i := range n {
 		h := &d.hits[i]
 		if float64(len(d.sigs[i])) < editionShare*shingleFloor {
 			continue // too short to be the same text as any passage
 		}
 		var words []string
-		for _, other := range shared[h.BookID] {
+		for _, other := range lib.Shared[h.BookID] {
 			if len(lookups) == copyLookups {
 				break
 			}
-			if listed(h.AlsoIn, other) || allowed != nil && !allowed[other] {
+			if other.Share < copyShare || listed(h.AlsoIn, other.ID) || allowed != nil && !allowed[other.ID] {
 				continue
 			}
 			if words == nil {
@@ -86,44 +71,48 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 					break
 				}
 			}
-			found, err := s.db.BookChunksWithWords(ctx, other, words, copyRarest, copyCandidates)
-			if err != nil {
-				return err
-			}
-			found = slices.DeleteFunc(found, func(id int64) bool { return d.seen[id] })
-			lookups = append(lookups, lookup{i, found})
-			ids = append(ids, found...)
+			hitOf = append(hitOf, i)
+			lookups = append(lookups, index.WordsLookup{Book: other.ID, Words: words})
 		}
 	}
-	loaded, err := s.db.Hits(ctx, ids)
+	if len(lookups) == 0 {
+		return nil
+	}
+	found, err := s.store.ChunksWithWords(ctx, lookups, copyRarest, copyCandidates)
 	if err != nil {
 		return err
 	}
-	byID := make(map[int64]index.Hit, len(loaded))
-	for _, l := range loaded {
-		byID[l.ID] = l
+	var ids []int64
+	for i := range found {
+		found[i] = slices.DeleteFunc(found[i], func(id int64) bool { return d.seen[id] })
+		ids = append(ids, found[i]...)
 	}
-	for _, l := range lookups {
+	byID, err := r.texts.get(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for k, candidates := range found {
+		hit := hitOf[k]
 		best, bestShare := index.Hit{}, 0.0
-		for _, id := range l.found {
+		for _, id := range candidates {
 			c, ok := byID[id]
 			if !ok {
 				continue // gone, or its book no longer ready
 			}
-			need := neededShare(d.titles[l.hit], titleKey(c.Book.Title))
+			need := neededShare(d.titles[hit], titleKey(c.Book.Title))
 			size := len(c.Signature)
 			// The signatures rule out most passages; the rest are
 			// compared by their shingles.
-			if share := sameShare(passage.SharedAtMost(d.sigs[l.hit], c.Signature), len(d.sigs[l.hit]), size); share < need || share <= bestShare {
+			if share := sameShare(passage.SharedAtMost(d.sigs[hit], c.Signature), len(d.sigs[hit]), size); share < need || share <= bestShare {
 				continue
 			}
-			share := sameShare(shingle.Shared(d.shinglesOf(l.hit), shingle.Of(c.Text)), len(d.sigs[l.hit]), size)
+			share := sameShare(shingle.Shared(d.shinglesOf(hit), shingle.Of(c.Text)), len(d.sigs[hit]), size)
 			if share >= need && share > bestShare {
 				best, bestShare = c, share
 			}
 		}
 		if bestShare > 0 {
-			d.hits[l.hit].AlsoIn = append(d.hits[l.hit].AlsoIn, best)
+			d.hits[hit].AlsoIn = append(d.hits[hit].AlsoIn, best)
 		}
 	}
 	return nil

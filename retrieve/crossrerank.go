@@ -52,7 +52,7 @@ func (s *Searcher) crossRerank(ctx context.Context, r request, fused map[int64]*
 			pool = append(pool, h)
 			// The passage as it was embedded: its heading path and context
 			// say what the text is about, as they do for the other arms.
-			passages = append(passages, t.String())
+			passages = append(passages, index.JoinText(t.Heading, t.Context, t.Text))
 		}
 	}
 	begin := time.Now()

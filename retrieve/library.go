@@ -475,13 +475,21 @@ type Scores struct {
 
 // Search runs a query and returns its hits as views, with how far indexing
 // has got when books are still waiting for it.
-func (l *Library) Search(ctx context.Context, q Query) (SearchView, error) {
-	// Once per search, before it: a book that becomes ready meanwhile is
-	// then searched but not counted, which only understates the results.
-	indexing, err := l.indexing(ctx)
+func (l *Library) Search(ctx context.Context, q Query) (v SearchView, err error) {
+	err = l.Searcher.withState(ctx, func(ctx context.Context) (err error) {
+		v, err = l.search(ctx, q)
+		return err
+	})
+	return v, err
+}
+
+func (l *Library) search(ctx context.Context, q Query) (SearchView, error) {
+	st, err := l.Searcher.state(ctx)
 	if err != nil {
 		return SearchView{}, err
 	}
+	// As the search sees the library.
+	indexing := indexingView(st.lib.Progress)
 	hits, err := l.Searcher.Search(ctx, q)
 	if err != nil {
 		return SearchView{}, err
@@ -520,17 +528,13 @@ func hitViews(hits []Hit, indexing *IndexingView) []HitView {
 	return out
 }
 
-// indexing returns how far indexing has got, or nil when no book waits
-// for it.
-func (l *Library) indexing(ctx context.Context) (*IndexingView, error) {
-	p, err := l.DB.Progress(ctx)
-	if err != nil {
-		return nil, err
-	}
+// indexingView is p as a search shows it: nil when no book waits for
+// indexing.
+func indexingView(p index.Progress) *IndexingView {
 	if p.Indexing == 0 {
-		return nil, nil
+		return nil
 	}
-	return &IndexingView{Ready: p.Ready, Total: p.Ready + p.Indexing}, nil
+	return &IndexingView{Ready: p.Ready, Total: p.Ready + p.Indexing}
 }
 
 // ChunkView is one chunk in book order, for reading around a hit. Its

@@ -81,8 +81,9 @@ func (s *Searcher) missingWords(ctx context.Context, question string, most int) 
 // all the same: in a book's title or author, or written there as two
 // words in a row ("e-mail", "data base").
 func (s *Searcher) heldOtherwise(ctx context.Context, word string) (bool, error) {
-	if named, err := s.db.NamesBook(ctx, word); err != nil || named {
-		return named, err
+	st, err := s.state(ctx)
+	if err != nil || s.namesBook(st.lib, word) {
+		return err == nil, err
 	}
 	r := []rune(word)
 	if len(r) < 4 {
@@ -148,11 +149,12 @@ func unspaced(w string) bool {
 // Missing returns the words of text that no book of the library holds
 // (see missingWords): a search that found no passage names them so.
 func (s *Searcher) Missing(ctx context.Context, text string) ([]string, error) {
-	ctx, err := s.freshStats(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return s.missingWords(ctx, strings.TrimSpace(text), maxMissing)
+	var missing []string
+	err := s.withState(ctx, func(ctx context.Context) (err error) {
+		missing, err = s.missingWords(ctx, strings.TrimSpace(text), maxMissing)
+		return err
+	})
+	return missing, err
 }
 
 // MissingLine says which words no book holds, as a sentence: No book in

@@ -83,10 +83,15 @@ func (l *Library) Recall(ctx context.Context, prompt string, g Gate, limit, exce
 	if g.Off {
 		return nil, nil
 	}
-	ctx, err := l.Searcher.freshStats(ctx)
-	if err != nil {
-		return nil, err
-	}
+	var out []HitView
+	err := l.Searcher.withState(ctx, func(ctx context.Context) (err error) {
+		out, err = l.recall(ctx, prompt, g, limit, excerptRunes)
+		return err
+	})
+	return out, err
+}
+
+func (l *Library) recall(ctx context.Context, prompt string, g Gate, limit, excerptRunes int) ([]HitView, error) {
 	if !g.AllowMissing {
 		// Most prompts to a coding assistant name something no book
 		// holds: one such word settles it before the search. (The search

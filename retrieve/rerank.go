@@ -160,7 +160,7 @@ func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qv
 		if term != nil && defines(sentenceWords(c.Text), term) {
 			def[i] = definitionWeight
 		}
-		passage := c.String()
+		passage := index.JoinText(c.Heading, c.Context, c.Text)
 		if v, ok := subOf[passage]; ok {
 			sub[i] = v
 		} else {

@@ -81,7 +81,9 @@ func (s *Searcher) respellPhrasings(ctx context.Context, r request) ([]string, e
 		if q.match == "" {
 			continue
 		}
-		hits, _, err := s.searchFTS(ctx, q, r.filter, noMatchDepth)
+		// The arm's candidates are read with the passages respelling
+		// reads: the arm finds the same ones unless a word is respelled.
+		hits, _, err := s.searchFTS(ctx, q, r.filter, r.pool)
 		if err != nil {
 			return nil, err
 		}
@@ -94,9 +96,9 @@ func (s *Searcher) respellPhrasings(ctx context.Context, r request) ([]string, e
 			return nil, err
 		}
 		var passages []string
-		for _, id := range ids {
+		for _, id := range ids[:min(len(ids), noMatchDepth)] {
 			if t, ok := texts[id]; ok {
-				passages = append(passages, t.String())
+				passages = append(passages, index.JoinText(t.Heading, t.Context, t.Text))
 			}
 		}
 		if len(passages) == 0 {

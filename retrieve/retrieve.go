@@ -196,31 +196,32 @@ type Hit struct {
 
 // Searcher runs searches. Safe for concurrent use.
 type Searcher struct {
-	db   *index.DB
-	emb  QueryEmbedder
-	opts Options
-	vecs vectorIndex
+	db    *index.DB
+	store store
+	emb   QueryEmbedder
+	opts  Options
+	vecs  vectorIndex
 
 	// feats and rarity serve the Rerank fusion.
 	feats  *subword.Extractor
 	rarity *subword.Rarity
 
-	// Statistics for leaving common words out, valid while the index's
-	// change key is statsKey.
-	statsMu  sync.Mutex
-	statsKey string
-	count    int
-	df       map[string]int
-	// ftsRowCount and avgLen are FTS5's row count and average row length.
-	ftsRowCount int64
-	avgLen      float64
+	// What searches share of the library until the index changes (see
+	// library): its state, the books each filter selects, the words of
+	// the books' titles and authors; and, where the books' postings are
+	// not all written yet, the terms' counts.
+	libMu   sync.Mutex
+	lib     *index.LibraryState
+	filters map[index.BookFilter]map[int64]bool
+	names   map[string]bool
+	df      map[string]int
 }
 
 // New returns a searcher over db. emb may be nil when only full-text search
 // is wanted.
 func New(db *index.DB, emb QueryEmbedder, opts Options) *Searcher {
 	feats := subword.NewExtractor()
-	return &Searcher{db: db, emb: emb, opts: opts.normalized(), feats: feats, rarity: subword.NewRarity(feats)}
+	return &Searcher{db: db, store: db, emb: emb, opts: opts.normalized(), feats: feats, rarity: subword.NewRarity(feats)}
 }
 
 // Prepare loads the vectors into memory (or the ones added since the last
@@ -229,15 +230,19 @@ func (s *Searcher) Prepare(ctx context.Context) error {
 	if s.emb == nil || s.opts.Dim == 0 {
 		return nil
 	}
-	return s.vecs.refresh(ctx, s.db, s.opts.Dim)
+	return s.vecs.refresh(ctx, s.db, s.opts.Dim, "")
 }
 
 // Search runs q.
-func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
-	ctx, err := s.freshStats(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (s *Searcher) Search(ctx context.Context, q Query) (hits []Hit, err error) {
+	err = s.withState(ctx, func(ctx context.Context) (err error) {
+		hits, err = s.search(ctx, q)
+		return err
+	})
+	return hits, err
+}
+
+func (s *Searcher) search(ctx context.Context, q Query) ([]Hit, error) {
 	r, err := s.settle(ctx, q)
 	if err != nil {
 		return nil, err
@@ -261,7 +266,7 @@ func (s *Searcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 				return nil, err
 			}
 		}
-		if err := s.load(ctx, fused, d); err != nil {
+		if err := s.load(ctx, r, fused, d); err != nil {
 			return nil, err
 		}
 		// Another round only for the hits asked for: the verdict reads
@@ -325,31 +330,46 @@ type request struct {
 	texts *textCache
 }
 
-// textCache holds the chunk texts (and vectors) one search has read, so
-// that each is read once: scoreCommon, the rerank and the cross-encoder
-// look at the same candidates. Not safe for concurrent use.
+// textCache holds the passages one search has loaded (with their texts,
+// citations and vectors), so that each is read once: scoreCommon, the
+// rerank, the cross-encoder and the hits look at the same candidates.
+// Not safe for concurrent use.
 type textCache struct {
-	db *index.DB
-	m  map[int64]index.ChunkText
+	store store
+	lib   *index.LibraryState
+	m     map[int64]index.Hit
+	// gone are the ids asked for that the index no longer holds, or
+	// whose book is not ready.
+	gone map[int64]bool
 }
 
-// get returns the texts of ids (and of others read before), reading those
-// not read yet; a chunk that no longer exists is absent.
-func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.ChunkText, error) {
+// get returns the passages of ids (and of others read before), reading
+// those not read yet in one question; a chunk that no longer exists is
+// absent.
+func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.Hit, error) {
+	if c.m == nil {
+		c.m, c.gone = make(map[int64]index.Hit), make(map[int64]bool)
+	}
 	var missing []int64
 	for _, id := range ids {
-		if _, ok := c.m[id]; !ok {
+		if _, ok := c.m[id]; !ok && !c.gone[id] {
 			missing = append(missing, id)
 		}
 	}
-	got, err := c.db.ChunkTexts(ctx, missing)
+	if len(missing) == 0 {
+		return c.m, nil
+	}
+	got, err := c.store.HitsOf(ctx, missing, c.lib)
 	if err != nil {
 		return nil, err
 	}
-	if c.m == nil {
-		c.m = got
-	} else {
-		maps.Copy(c.m, got)
+	for _, h := range got {
+		c.m[h.ID] = h
+	}
+	for _, id := range missing {
+		if _, ok := c.m[id]; !ok {
+			c.gone[id] = true
+		}
 	}
 	return c.m, nil
 }
@@ -357,7 +377,11 @@ func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.Chunk
 // settle checks q against the searcher's options and settles what the
 // arms run with.
 func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
-	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, textOnly: q.textOnly, limit: q.Limit, texts: &textCache{db: s.db}}
+	st, err := s.state(ctx)
+	if err != nil {
+		return request{}, err
+	}
+	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, textOnly: q.textOnly, limit: q.Limit, texts: &textCache{store: s.store, lib: st.lib}}
 	if r.mode == "" {
 		r.mode = s.opts.Mode
 	}
@@ -384,16 +408,28 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	if q.Book != "" {
 		// The book may be named by a prefix of its slug; the filter
 		// takes the whole slug.
-		b, err := s.db.Book(ctx, q.Book)
-		if err != nil {
+		if r.filter.Slug = readySlug(st.lib, q.Book); r.filter.Slug == "" {
+			b, err := s.db.Book(ctx, q.Book)
+			if err != nil {
+				return r, err
+			}
+			r.filter.Slug = b.Slug
+		}
+	}
+	// The books the filters select, for the arms; when none is ready,
+	// which filter leaves none.
+	if allowed, err := s.allowed(ctx, st.lib, r.filter); err != nil {
+		return r, err
+	} else if allowed != nil && len(allowed) == 0 {
+		if err := checkSelects(ctx, s.db, r.filter); err != nil {
 			return r, err
 		}
-		r.filter.Slug = b.Slug
-	}
-	if err := checkSelects(ctx, s.db, r.filter); err != nil {
-		return r, err
 	}
 	r.pool = max(s.opts.CandidatePool, r.limit)
+	// Every word the search weighs, in one question to the index.
+	if _, _, err := s.wordDocs(ctx, searchWords(r.phrasings)); err != nil {
+		return r, err
+	}
 	// Before the arms, so that each looks for the words the question
 	// meant (and the vector arm embeds them).
 	if r.phrasings, err = s.respellPhrasings(ctx, r); err != nil {
@@ -410,6 +446,22 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 		})
 	}
 	return r, nil
+}
+
+// searchWords returns the words a search of phrasings weighs: the words
+// of each phrasing, and the question's (the first phrasing's) as the
+// no-match verdict and the missing words read them.
+func searchWords(phrasings []string) []string {
+	var words []string
+	for _, p := range phrasings {
+		words = append(words, queryWords(p)...)
+	}
+	for _, sp := range questionSpans(phrasings[0]) {
+		words = append(words, sp.parts...)
+	}
+	words = append(words, tellingNames(phrasings[0])...)
+	slices.Sort(words)
+	return slices.Compact(words)
 }
 
 // phrasingsOf returns the query's text and further phrasings, trimmed,
@@ -550,29 +602,39 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 // until d is full and has seen lookahead(limit) candidates more, among
 // which it finds the other places of its last hits: copies of one text
 // score alike, so they rank close together.
-func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) error {
+func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d *distinct) error {
 	ranked := slices.DeleteFunc(byScore(fused), func(h *Hit) bool { return d.seen[h.ID] })
 	ahead := lookahead(d.limit)
-	beyond := 0 // candidates handed over once d was full
+	beyond := 0           // candidates handed over once d was full
+	handed, took := 0, 0 // candidates handed over, and the hits they made
 	for len(ranked) > 0 && beyond < ahead {
-		// One query for the hits that are missing and a few more (a hit
-		// may belong to a book pruned since the candidates were found, or
-		// repeat a kept one), and those to look ahead at: most searches
-		// need no second.
-		missing := d.limit - len(d.hits)
-		n := missing + missing/2 + 2 + ahead - beyond
+		// One question for the candidates the missing hits take (a hit
+		// may belong to a book pruned since the candidates were found,
+		// or repeat a kept one: copies of a passage, as many as its
+		// editions), by how many each hit took so far, a quarter more,
+		// and those to look ahead at: most searches need no second.
+		per := float64(handed+2) / float64(took+1)
+		n := int(float64(d.limit-len(d.hits))*per*1.25) + 2 + ahead - beyond
 		batch := ranked[:min(len(ranked), n)]
-		ranked = ranked[len(batch):]
 		ids := make([]int64, len(batch))
 		for i, h := range batch {
 			ids[i] = h.ID
-			d.seen[h.ID] = true
 		}
-		loaded, err := s.db.Hits(ctx, ids)
+		got, err := r.texts.get(ctx, ids)
 		if err != nil {
 			return err
 		}
-		for _, l := range loaded {
+		for _, id := range ids {
+			if beyond == ahead {
+				break
+			}
+			ranked = ranked[1:]
+			d.seen[id] = true
+			l, ok := got[id]
+			if !ok {
+				continue
+			}
+			handed++
 			if d.full() {
 				beyond++
 			}
@@ -582,7 +644,9 @@ func (s *Searcher) load(ctx context.Context, fused map[int64]*Hit, d *distinct) 
 				d.aside = append(d.aside, h)
 				continue
 			}
+			before := len(d.hits)
 			d.add(h)
+			took += len(d.hits) - before
 		}
 	}
 	return nil
@@ -845,17 +909,64 @@ func (s *Searcher) ftsArm(ctx context.Context, r request) ([][]index.FTSHit, err
 	return lists, nil
 }
 
-// searchFTS ranks q's match with BM25, up to pool hits; when that finds
+// searchFTS ranks q's words with BM25, up to pool hits; when that finds
 // nothing, and words were left out of it, all of q's words: the words left
 // out were the only ones found (a tiny library, where every word is
 // common). all says the second ran.
 func (s *Searcher) searchFTS(ctx context.Context, q ftsQuery, filter index.BookFilter, pool int) (hits []index.FTSHit, all bool, err error) {
-	hits, err = s.db.SearchFTS(ctx, q.match, filter, s.opts.Columns, pool)
+	hits, err = s.rankWords(ctx, q.match, q.kept, filter, pool)
 	if err == nil && len(hits) == 0 && q.all != "" {
-		hits, err = s.db.SearchFTS(ctx, q.all, filter, s.opts.Columns, pool)
+		hits, err = s.rankWords(ctx, q.all, q.words, filter, pool)
 		return hits, true, err
 	}
 	return hits, false, err
+}
+
+// rankWords ranks the chunks of the books filter selects that hold one
+// of words by BM25, from the books' postings, up to pool of them. FTS5
+// ranks the same match where the postings cannot: while some ready book
+// has none yet (an index an older grimoire wrote, until the writer has
+// caught up), for a word the tokenizer cuts in several (which needs the
+// words' positions), and when a column weighs nothing (its matches
+// would score zero, which the postings' sums cannot tell from none).
+func (s *Searcher) rankWords(ctx context.Context, match string, words []string, filter index.BookFilter, pool int) ([]index.FTSHit, error) {
+	st, err := s.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w := s.opts.Columns
+	terms, single := singleTerms(words)
+	if !st.lib.Postings || !single || w.Heading <= 0 || w.Context <= 0 || w.Text <= 0 {
+		return s.db.SearchFTS(ctx, match, filter, w, pool)
+	}
+	lists, err := s.termLists(ctx, st, terms)
+	if err != nil {
+		return nil, err
+	}
+	allowed, err := s.allowed(ctx, st.lib, filter)
+	if err != nil {
+		return nil, err
+	}
+	var keep func(int64) bool
+	if allowed != nil {
+		keep = func(b int64) bool { return allowed[b] }
+	}
+	return lists.Rank(st.lib, terms, w, keep, pool)
+}
+
+// singleTerms returns the index term of each word, and false when one is
+// several tokens.
+func singleTerms(words []string) ([]string, bool) {
+	terms := make([]string, len(words))
+	for i, word := range words {
+		n := 0
+		fulltext.EachToken(word, func(string) { n++ })
+		if n != 1 {
+			return nil, false
+		}
+		terms[i] = fulltext.Term(word)
+	}
+	return terms, true
 }
 
 // vectorArm ranks each phrasing, given by its query vector, by cosine
@@ -867,12 +978,20 @@ func (s *Searcher) vectorArm(ctx context.Context, queryVecs []func() ([]float32,
 		// making them wait.
 		return nil, nil
 	}
-	if err := s.vecs.refresh(ctx, s.db, s.opts.Dim); err != nil {
-		return nil, err
-	}
-	allowed, err := s.db.BookIDs(ctx, filter)
+	st, err := s.state(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.vecs.refresh(ctx, s.db, s.opts.Dim, st.lib.Key); err != nil {
+		return nil, err
+	}
+	allowed, err := s.allowed(ctx, st.lib, filter)
+	if err != nil {
+		return nil, err
+	}
+	keep := func(b int64) bool { return allowed[b] }
+	if allowed == nil {
+		keep = func(b int64) bool { _, ready := st.lib.Books[b]; return ready }
 	}
 	var lists [][]scored
 	for _, vec := range queryVecs {
@@ -887,7 +1006,7 @@ func (s *Searcher) vectorArm(ctx context.Context, queryVecs []func() ([]float32,
 		// The vectors are stored at the precision of the scan: its
 		// scores are final. A chunk pruned since the refresh is dropped
 		// when the hits are loaded.
-		lists = append(lists, s.vecs.search(qv, func(b int64) bool { return allowed[b] }, pool))
+		lists = append(lists, s.vecs.search(qv, keep, pool))
 	}
 	return lists, nil
 }
@@ -955,6 +1074,8 @@ type ftsQuery struct {
 	// match is MatchExpr without the words that most chunks contain; all
 	// is MatchExpr when words were left out, else "".
 	match, all string
+	// kept are match's words, words all's.
+	kept, words []string
 	// common are the left-out words' index terms with their document
 	// counts, for scoreCommon.
 	common map[string]int
@@ -987,11 +1108,11 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (ftsQuery, error)
 		sort.SliceStable(kept, func(i, j int) bool { return docs(kept[i]) < docs(kept[j]) })
 		kept = kept[:min(3, len(kept))]
 	}
-	q := ftsQuery{match: orExpr(kept)}
+	q := ftsQuery{match: orExpr(kept), kept: kept}
 	if len(kept) == len(words) {
 		return q, nil
 	}
-	q.all = orExpr(words)
+	q.all, q.words = orExpr(words), words
 	q.common = make(map[string]int)
 	for _, w := range words {
 		if t := stems[w]; t != "" && !slices.Contains(kept, w) {
@@ -1012,26 +1133,54 @@ func (s *Searcher) wordDocs(ctx context.Context, words []string) (stems map[stri
 	return stems, df, err
 }
 
-// chunkCount caches the number of chunks (the full-text index's rows)
-// until the index changes.
+// chunkCount returns the number of chunks, as of the search's start.
 func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
-	if err := s.checkStats(ctx); err != nil {
+	st, err := s.state(ctx)
+	if err != nil {
 		return 0, err
 	}
-	s.statsMu.Lock()
-	defer s.statsMu.Unlock()
-	return s.count, nil
+	return int(st.lib.Chunks), nil
 }
 
-// termDocs caches document counts per term until the index changes: FTS5
-// counts them by walking the term's whole posting list.
+// termDocs returns how many chunks hold each of terms: from the lists
+// the search has read, reading those of the terms it has not (and the
+// common ones' counts alone) in one question; where some ready book has
+// no postings yet, from FTS5, cached until the index changes.
 func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int, error) {
-	if err := s.checkStats(ctx); err != nil {
+	st, err := s.state(ctx)
+	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]int, len(terms))
+	if st.lib.Postings {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		var missing []string
+		for _, t := range terms {
+			if !st.terms.Known(t) {
+				missing = append(missing, t)
+			}
+		}
+		if len(missing) > 0 {
+			got, err := s.store.Terms(ctx, st.lib, missing, int64(commonShare*float64(st.lib.Chunks)))
+			if err != nil {
+				return nil, err
+			}
+			if err := st.noteSnapshot(got.Snapshot); err != nil {
+				return nil, err
+			}
+			st.terms.Add(got)
+		}
+		for _, t := range terms {
+			out[t] = int(st.terms.Docs(t))
+		}
+		return out, nil
+	}
 	var missing []string
-	s.statsMu.Lock()
+	s.libMu.Lock()
+	if s.lib != st.lib || s.df == nil {
+		s.df = make(map[string]int)
+	}
 	for _, t := range terms {
 		if n, ok := s.df[t]; ok {
 			out[t] = n
@@ -1039,7 +1188,7 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 			missing = append(missing, t)
 		}
 	}
-	s.statsMu.Unlock()
+	s.libMu.Unlock()
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -1047,8 +1196,8 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 	if err != nil {
 		return nil, err
 	}
-	s.statsMu.Lock()
-	defer s.statsMu.Unlock()
+	s.libMu.Lock()
+	defer s.libMu.Unlock()
 	if len(s.df) > 100000 {
 		s.df = make(map[string]int)
 	}
@@ -1059,59 +1208,28 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 	return out, nil
 }
 
-// statsChecked marks the context of a search whose statistics were
-// checked against the index at its start: a search reads them as they
-// were then, rather than asking the index again at each word.
-type statsChecked struct{}
-
-// freshStats checks the cached statistics once for the search of ctx,
-// and returns its context marked so.
-func (s *Searcher) freshStats(ctx context.Context) (context.Context, error) {
-	if ctx.Value(statsChecked{}) != nil {
-		return ctx, nil
+// termLists returns the search's lists with those of terms read, in one
+// question for the terms whose lists it has not read.
+func (s *Searcher) termLists(ctx context.Context, st *searchState, terms []string) (*index.TermLists, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var missing []string
+	for _, t := range terms {
+		if t != "" && !st.terms.Read(t) {
+			missing = append(missing, t)
+		}
 	}
-	if err := s.checkStats(ctx); err != nil {
-		return nil, err
+	if len(missing) > 0 {
+		got, err := s.store.Terms(ctx, st.lib, missing, math.MaxInt64)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.noteSnapshot(got.Snapshot); err != nil {
+			return nil, err
+		}
+		st.terms.Add(got)
 	}
-	return context.WithValue(ctx, statsChecked{}, true), nil
-}
-
-// checkStats drops the cached statistics when the index has changed,
-// unless the search of ctx checked them at its start.
-func (s *Searcher) checkStats(ctx context.Context) error {
-	if ctx.Value(statsChecked{}) != nil {
-		return nil
-	}
-	key, err := s.db.ChangeKey(ctx)
-	if err != nil {
-		return err
-	}
-	s.statsMu.Lock()
-	defer s.statsMu.Unlock()
-	if key == s.statsKey && s.df != nil {
-		return nil
-	}
-	// The index keeps the count of chunks in one row; counting the chunk
-	// rows walks them all (0.2 s at a million chunks, for every
-	// `grimoire query`).
-	rows, avgLen, err := s.db.TextTotals(ctx)
-	if err != nil {
-		return err
-	}
-	s.count, s.statsKey, s.df = int(rows), key, make(map[string]int)
-	s.ftsRowCount, s.avgLen = rows, avgLen
-	return nil
-}
-
-// ftsRows caches the library's count of chunks and their average length
-// until the index changes.
-func (s *Searcher) ftsRows(ctx context.Context) (int64, float64, error) {
-	if err := s.checkStats(ctx); err != nil {
-		return 0, 0, err
-	}
-	s.statsMu.Lock()
-	defer s.statsMu.Unlock()
-	return s.ftsRowCount, s.avgLen, nil
+	return st.terms, nil
 }
 
 // namesUnknown reports whether a phrasing names something (see
@@ -1125,13 +1243,16 @@ func (s *Searcher) namesUnknown(ctx context.Context, phrasing string) (bool, err
 	if err != nil {
 		return false, err
 	}
+	st, err := s.state(ctx)
+	if err != nil {
+		return false, err
+	}
 	for _, n := range ns {
 		if t, ok := stems[n]; !ok || df[t] > 0 {
 			continue
 		}
-		known, err := s.db.NamesBook(ctx, n)
-		if err != nil || !known {
-			return !known, err
+		if !s.namesBook(st.lib, n) {
+			return true, nil
 		}
 	}
 	return false, nil

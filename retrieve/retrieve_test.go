@@ -272,7 +272,7 @@ func TestVectorIndexTopKAndRefresh(t *testing.T) {
 	w := newIndex(t, books)
 	var vi vectorIndex
 	ctx := context.Background()
-	if err := vi.refresh(ctx, &w.DB, 8); err != nil {
+	if err := vi.refresh(ctx, &w.DB, 8, ""); err != nil {
 		t.Fatal(err)
 	}
 	if vi.len() != 600 {
@@ -306,7 +306,7 @@ func TestVectorIndexTopKAndRefresh(t *testing.T) {
 	if g, _, _ := w.VectorGeneration(ctx); g == gen {
 		t.Fatal("prune did not change the vector generation")
 	}
-	if err := vi.refresh(ctx, &w.DB, 8); err != nil {
+	if err := vi.refresh(ctx, &w.DB, 8, ""); err != nil {
 		t.Fatal(err)
 	}
 	if vi.len() != 580 {

@@ -29,6 +29,9 @@ type vectorIndex struct {
 	books  []int64
 	lastID int64
 	gen    string
+	// key is the index's change key (index.Snapshot) as of the last
+	// refresh, "" when unknown.
+	key    string
 	loaded bool
 	// loading is set while the first load runs, so that searches in the
 	// meantime can go on without vectors instead of waiting.
@@ -42,7 +45,13 @@ func (v *vectorIndex) loadingFirst() bool { return v.loading.Load() }
 // refresh brings the slab up to date with the index: new rows are appended;
 // when rows may have been removed (the generation changed) everything is
 // reloaded, so that memory does not fill with stale vectors.
-func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error {
+func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int, key string) error {
+	v.mu.RLock()
+	known := key != "" && v.loaded && v.key == key && v.dim == dim
+	v.mu.RUnlock()
+	if known {
+		return nil // the index has not changed since the last refresh
+	}
 	gen, maxID, err := db.VectorGeneration(ctx)
 	if err != nil {
 		return err
@@ -52,6 +61,9 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 	first := !v.loaded
 	v.mu.RUnlock()
 	if current {
+		v.mu.Lock()
+		v.key = key
+		v.mu.Unlock()
 		return nil
 	}
 	if first {
@@ -93,7 +105,7 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int) error 
 	if bad > 0 {
 		return fmt.Errorf("%d stored vectors do not have %d dimensions; run `grimoire reindex --embeddings`", bad, dim)
 	}
-	v.gen, v.loaded = gen, true
+	v.gen, v.key, v.loaded = gen, key, true
 	return nil
 }
 
