@@ -20,7 +20,7 @@ type TermLists struct {
 	// belong to.
 	Snapshot Snapshot
 	docs     map[string]int64
-	lists map[string][]bookList
+	lists    map[string][]bookList
 	// read says which terms' lists were read.
 	read map[string]bool
 }

@@ -605,7 +605,7 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d *distinct) error {
 	ranked := slices.DeleteFunc(byScore(fused), func(h *Hit) bool { return d.seen[h.ID] })
 	ahead := lookahead(d.limit)
-	beyond := 0           // candidates handed over once d was full
+	beyond := 0          // candidates handed over once d was full
 	handed, took := 0, 0 // candidates handed over, and the hits they made
 	for len(ranked) > 0 && beyond < ahead {
 		// One question for the candidates the missing hits take (a hit
