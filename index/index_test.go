@@ -213,7 +213,7 @@ func TestEditKeepsOldVersionUntilNewIsReady(t *testing.T) {
 	if n := remove(t, w, "/lib/none"); n != 0 {
 		t.Fatalf("pruned %d while the new version is pending", n)
 	}
-	hits, err := w.SearchFTS(ctx, `"first"`, BookFilter{}, FTSWeights{1, 1, 1}, 10)
+	hits, err := w.SearchFTS(ctx, `"first"`, BookFilter{}, FTSWeights{Heading: 1, Context: 1, Text: 1}, 10)
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("old version no longer answers: %v %v", hits, err)
 	}
@@ -224,7 +224,7 @@ func TestEditKeepsOldVersionUntilNewIsReady(t *testing.T) {
 	if n := count(t, w, `SELECT count(*) FROM book`); n != 1 {
 		t.Errorf("%d books after the edit, want 1", n)
 	}
-	if hits, _ := w.SearchFTS(ctx, `"first"`, BookFilter{}, FTSWeights{1, 1, 1}, 10); len(hits) != 0 {
+	if hits, _ := w.SearchFTS(ctx, `"first"`, BookFilter{}, FTSWeights{Heading: 1, Context: 1, Text: 1}, 10); len(hits) != 0 {
 		t.Errorf("old text still found: %v", hits)
 	}
 	if n := count(t, w, `SELECT count(*) FROM embedding`); n != 1 {

@@ -1,10 +1,8 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -39,72 +37,6 @@ func shardOf(id int64) int64 { return id >> 3 }
 
 // postingsPerInsert is how many rows of postings one INSERT writes.
 const postingsPerInsert = 100
-
-// posting is one chunk that holds a term.
-type posting struct {
-	chunk  int64
-	length uint64    // the chunk's tokens, all columns
-	tf     [3]uint64 // in heading, context, text
-}
-
-// appendPosting encodes p after the posting of chunk prev (0 for the
-// first): the id's distance from prev, the length, the text's count with
-// two flags for the others, then those that are not zero.
-func appendPosting(b []byte, prev int64, p posting) []byte {
-	b = binary.AppendUvarint(b, uint64(p.chunk-prev))
-	b = binary.AppendUvarint(b, p.length)
-	head := p.tf[2] << 2
-	if p.tf[0] > 0 {
-		head |= 1
-	}
-	if p.tf[1] > 0 {
-		head |= 2
-	}
-	b = binary.AppendUvarint(b, head)
-	if p.tf[0] > 0 {
-		b = binary.AppendUvarint(b, p.tf[0])
-	}
-	if p.tf[1] > 0 {
-		b = binary.AppendUvarint(b, p.tf[1])
-	}
-	return b
-}
-
-// eachPosting decodes b, calling fn with each posting in order. A
-// truncated or malformed list ends with an error.
-func eachPosting(b []byte, fn func(p posting)) error {
-	var prev int64
-	next := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
-	for len(b) > 0 {
-		var p posting
-		d, ok1 := next()
-		l, ok2 := next()
-		head, ok3 := next()
-		if !ok1 || !ok2 || !ok3 {
-			return fmt.Errorf("postings: malformed list")
-		}
-		p.chunk, p.length, p.tf[2] = prev+int64(d), l, head>>2
-		for c := range 2 {
-			if head&(1<<c) != 0 {
-				v, ok := next()
-				if !ok {
-					return fmt.Errorf("postings: malformed list")
-				}
-				p.tf[c] = v
-			}
-		}
-		prev = p.chunk
-		fn(p)
-	}
-	return nil
-}
 
 // writePostings writes the postings of book id, a book whose chunks are all
 // stored, and records that it has them.
@@ -193,7 +125,7 @@ SELECT id, heading, context, text, length FROM chunk WHERE book_id = ? ORDER BY 
 		}
 		for _, k := range touched {
 			l := &lists[k]
-			l.data = appendPosting(l.data, l.prev, posting{chunk: c.id, length: c.length, tf: tf[k]})
+			l.data = fulltext.AppendPosting(l.data, l.prev, fulltext.Posting{Chunk: c.id, Length: c.length, TF: tf[k]})
 			l.prev, l.n = c.id, l.n+1
 			tf[k] = [3]uint64{}
 		}
@@ -360,109 +292,6 @@ func (w *Writer) DropPostings(ctx context.Context) error {
 		}
 		return nil
 	})
-}
-
-// accumulator sums each chunk's score over the query's terms, in a slice
-// over the chunk ids searched when they span few enough to allocate one
-// per search, else in a map (ids are never reused: a library that has
-// changed much spans far more ids than it holds chunks).
-type accumulator struct {
-	lo      int64
-	dense   []float64
-	sparse  map[int64]float64
-	touched []int64
-	books   []int64 // the book of each touched chunk
-}
-
-// denseSpan is the widest span of chunk ids summed in a slice (64 MB).
-const denseSpan = 8 << 20
-
-func newAccumulator(lo, hi int64) *accumulator {
-	if hi-lo+1 <= denseSpan {
-		return &accumulator{lo: lo, dense: make([]float64, hi-lo+1)}
-	}
-	return &accumulator{lo: lo, sparse: make(map[int64]float64)}
-}
-
-// add adds v, which is above zero, to the score of chunk, of book.
-func (a *accumulator) add(chunk, book int64, v float64) {
-	if a.dense != nil {
-		i := chunk - a.lo
-		if a.dense[i] == 0 {
-			a.touched, a.books = append(a.touched, chunk), append(a.books, book)
-		}
-		a.dense[i] += v
-		return
-	}
-	old, ok := a.sparse[chunk]
-	if !ok {
-		a.touched, a.books = append(a.touched, chunk), append(a.books, book)
-	}
-	a.sparse[chunk] = old + v
-}
-func (a *accumulator) score(chunk int64) float64 {
-	if a.dense != nil {
-		return a.dense[chunk-a.lo]
-	}
-	return a.sparse[chunk]
-}
-
-// bookList is the posting list of a term in one book.
-type bookList struct {
-	book int64
-	data []byte
-}
-
-// bestOf returns the want ids of ids with the highest scores, best first,
-// ties by id, as hits.
-func bestOf(ids, books []int64, score func(int64) float64, want int) []FTSHit {
-	better := func(a, b FTSHit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ChunkID, b.ChunkID)
-	}
-	// A bounded min-heap of the best so far: its root is the worst kept.
-	heap := make([]FTSHit, 0, min(want, len(ids)))
-	down := func(i int) {
-		for {
-			l, r, worst := 2*i+1, 2*i+2, i
-			if l < len(heap) && better(heap[l], heap[worst]) > 0 {
-				worst = l
-			}
-			if r < len(heap) && better(heap[r], heap[worst]) > 0 {
-				worst = r
-			}
-			if worst == i {
-				return
-			}
-			heap[i], heap[worst] = heap[worst], heap[i]
-			i = worst
-		}
-	}
-	for i, id := range ids {
-		h := FTSHit{ChunkID: id, Score: score(id)}
-		if books != nil {
-			h.BookID = books[i]
-		}
-		switch {
-		case len(heap) < want:
-			heap = append(heap, h)
-			for i := len(heap) - 1; i > 0; {
-				p := (i - 1) / 2
-				if better(heap[i], heap[p]) <= 0 {
-					break
-				}
-				heap[i], heap[p] = heap[p], heap[i]
-				i = p
-			}
-		case want > 0 && better(h, heap[0]) < 0:
-			heap[0] = h
-			down(0)
-		}
-	}
-	slices.SortFunc(heap, better)
-	return heap
 }
 
 // checkPostings checks that only ready books have postings, and that each

@@ -12,24 +12,16 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
-// FTSHit is one chunk found by full-text search. Score is BM25 with the sign
-// flipped, so that higher is better.
-type FTSHit struct {
-	ChunkID int64
-	BookID  int64
-	Score   float64
-	// Rank is the 1-based place in BM25's order.
-	Rank int
-}
+// FTSHit is one chunk found by full-text search.
+type FTSHit = fulltext.Hit
 
 // FTSWeights are the BM25 weights of the full-text columns.
-type FTSWeights struct {
-	Heading, Context, Text float64
-}
+type FTSWeights = fulltext.Weights
 
 // SearchFTS runs an FTS5 MATCH expression over the chunks of ready books that
 // f selects and returns the best limit hits, best first. The expression must

@@ -315,20 +315,20 @@ WHERE shard IN (`+shPh+`) AND term IN (`+tPh+`) AND book_id IN (`+bPh+`)`, func(
 		count := make(map[int64]float64)
 		var touched []int64
 		for _, t := range held[:min(rarest, len(held))] {
-			err := eachPosting(lists[key{l.Book, t}].data, func(p posting) {
-				if p.tf[2] == 0 {
+			err := fulltext.EachPosting(lists[key{l.Book, t}].data, func(p fulltext.Posting) {
+				if p.TF[2] == 0 {
 					return // in a heading or context only
 				}
-				if _, ok := count[p.chunk]; !ok {
-					touched = append(touched, p.chunk)
+				if _, ok := count[p.Chunk]; !ok {
+					touched = append(touched, p.Chunk)
 				}
-				count[p.chunk]++
+				count[p.Chunk]++
 			})
 			if err != nil {
 				return nil, fmt.Errorf("chunks of book %d: term %q: %w", l.Book, t, err)
 			}
 		}
-		for _, h := range bestOf(touched, nil, func(c int64) float64 { return count[c] }, limit) {
+		for _, h := range fulltext.Best(touched, nil, func(c int64) float64 { return count[c] }, limit) {
 			out[i] = append(out[i], h.ChunkID)
 		}
 	}

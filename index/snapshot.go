@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
 // A server answers many searches between two changes to the index. What
@@ -20,6 +22,11 @@ type Snapshot struct {
 	// Chunks and Tokens are the library's count of chunks and of their
 	// tokens, which BM25 normalises by.
 	Chunks, Tokens int64
+}
+
+// Corpus is what BM25 knows of the library as of s.
+func (s *LibraryState) Corpus() fulltext.Corpus {
+	return fulltext.Corpus{Chunks: s.Chunks, Tokens: s.Tokens, MinChunk: s.minChunk, MaxChunk: s.maxChunk}
 }
 
 // AvgLen is the chunks' average length in tokens.

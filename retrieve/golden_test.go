@@ -5,12 +5,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	goldenfile "github.com/grimoire-search/grimoire/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/grimoire-search/grimoire/internal/golden"
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"

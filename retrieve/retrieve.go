@@ -951,7 +951,7 @@ func (s *Searcher) rankWords(ctx context.Context, match string, words []string, 
 	if allowed != nil {
 		keep = func(b int64) bool { return allowed[b] }
 	}
-	return lists.Rank(st.lib, terms, w, keep, pool)
+	return lists.Rank(st.lib.Corpus(), terms, w, keep, pool)
 }
 
 // singleTerms returns the index term of each word, and false when one is
@@ -1169,7 +1169,7 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 			if err := st.noteSnapshot(got.Snapshot); err != nil {
 				return nil, err
 			}
-			st.terms.Add(got)
+			st.terms.Add(got.Lists)
 		}
 		for _, t := range terms {
 			out[t] = int(st.terms.Docs(t))
@@ -1210,7 +1210,7 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 
 // termLists returns the search's lists with those of terms read, in one
 // question for the terms whose lists it has not read.
-func (s *Searcher) termLists(ctx context.Context, st *searchState, terms []string) (*index.TermLists, error) {
+func (s *Searcher) termLists(ctx context.Context, st *searchState, terms []string) (*fulltext.Lists, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var missing []string
@@ -1227,7 +1227,7 @@ func (s *Searcher) termLists(ctx context.Context, st *searchState, terms []strin
 		if err := st.noteSnapshot(got.Snapshot); err != nil {
 			return nil, err
 		}
-		st.terms.Add(got)
+		st.terms.Add(got.Lists)
 	}
 	return st.terms, nil
 }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
 // store is what a search asks of the index. Each method is one question
@@ -48,7 +49,7 @@ type searchState struct {
 	// on a search's last start, takes lib as it is.
 	checked, tolerant bool
 	// terms are the lists read so far (Postings only).
-	terms *index.TermLists
+	terms *fulltext.Lists
 }
 
 type searchStateKey struct{}
@@ -105,7 +106,7 @@ func (s *Searcher) newState(ctx context.Context) (*searchState, error) {
 	lib := s.lib
 	s.libMu.Unlock()
 	if lib != nil && lib.Postings {
-		return &searchState{lib: lib, terms: index.NewTermLists()}, nil
+		return &searchState{lib: lib, terms: fulltext.NewLists()}, nil
 	}
 	if lib != nil {
 		snap, err := s.store.Snapshot(ctx)
@@ -113,7 +114,7 @@ func (s *Searcher) newState(ctx context.Context) (*searchState, error) {
 			return nil, err
 		}
 		if snap.Key == lib.Key {
-			return &searchState{lib: lib, checked: true, terms: index.NewTermLists()}, nil
+			return &searchState{lib: lib, checked: true, terms: fulltext.NewLists()}, nil
 		}
 	}
 	lib, err := s.store.ReadLibrary(ctx)
@@ -123,7 +124,7 @@ func (s *Searcher) newState(ctx context.Context) (*searchState, error) {
 	s.libMu.Lock()
 	s.lib, s.filters, s.names = lib, nil, nil
 	s.libMu.Unlock()
-	return &searchState{lib: lib, checked: true, terms: index.NewTermLists()}, nil
+	return &searchState{lib: lib, checked: true, terms: fulltext.NewLists()}, nil
 }
 
 // forget drops lib, found stale, unless another search read a newer one.
