@@ -495,16 +495,20 @@ func TestSampleChunksAndChunkTexts(t *testing.T) {
 		t.Errorf("the same index gave another sample: %q, then %q", some, again)
 	}
 
-	texts, err := w.ChunkTexts(ctx, append(ids[:3:3], 999999))
+	lib, err := w.ReadLibrary(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(texts) != 3 {
-		t.Fatalf("ChunkTexts: %d chunks, want 3 (an unknown id left out)", len(texts))
+	hits, err := w.HitsOf(ctx, append(ids[:3:3], 999999), lib)
+	if err != nil {
+		t.Fatal(err)
 	}
-	c := texts[ids[0]]
-	if c.Text != "chunk number 1" || !strings.HasSuffix(c.Heading, "› One") || len(c.Vec) != 2 || c.Vec[0] != 1 {
-		t.Errorf("ChunkTexts: %+v", c)
+	if len(hits) != 3 {
+		t.Fatalf("HitsOf: %d chunks, want 3 (an unknown id left out)", len(hits))
+	}
+	c := hits[0]
+	if c.ID != ids[0] || c.Text != "chunk number 1" || !strings.HasSuffix(c.Heading, "› One") || len(c.Vec) != 2 || c.Vec[0] != 1 {
+		t.Errorf("HitsOf: %+v", c)
 	}
 }
 

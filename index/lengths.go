@@ -54,42 +54,6 @@ func fillLengths(ctx context.Context, tx execQuerier) error {
 	}
 }
 
-// TextTotals returns how many chunks the library holds and their average
-// length in tokens.
-func (d *DB) TextTotals(ctx context.Context) (chunks int64, avgLen float64, err error) {
-	var tokens int64
-	if err := d.db.QueryRowContext(ctx, `SELECT chunks, tokens FROM text_totals`).Scan(&chunks, &tokens); err != nil {
-		return 0, 0, fmt.Errorf("text totals: %w", err)
-	}
-	if chunks == 0 {
-		return 0, 0, nil
-	}
-	return chunks, float64(tokens) / float64(chunks), nil
-}
-
-// ChunkLengths returns each chunk's length in tokens; a chunk that is gone
-// is left out.
-func (d *DB) ChunkLengths(ctx context.Context, ids []int64) (map[int64]int, error) {
-	out := make(map[int64]int, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	ph, args := idList(ids)
-	err := readAll(ctx, d.db, `SELECT id, length FROM chunk WHERE id IN (`+ph+`)`, func(r *sql.Rows) error {
-		var id int64
-		var n int
-		if err := r.Scan(&id, &n); err != nil {
-			return err
-		}
-		out[id] = n
-		return nil
-	}, args...)
-	if err != nil {
-		return nil, fmt.Errorf("chunk lengths: %w", err)
-	}
-	return out, nil
-}
-
 // checkLengths verifies that every chunk's length is its text's and that
 // the totals are the sums of the chunks.
 func (d *DB) checkLengths(ctx context.Context) error {

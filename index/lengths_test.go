@@ -17,7 +17,7 @@ func TestLengthsMeasuredByMigration(t *testing.T) {
 	ctx := context.Background()
 	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE text_totals") })
 	w := olderIndex(t, filepath.Join(t.TempDir(), "g.db"), before,
-		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, 'h', 'moby', 'Moby', 'text', 'ready', 0)`,
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, '`+SumBytes([]byte("moby")).String()+`', 'moby', 'Moby', 'text', 'ready', 0)`,
 		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, state) VALUES
 			(1, 0, 0, 0, 'Moby › Loomings', '', 'Call me Ishmael; the whale, the white whale', 'embedded'),
 			(1, 1, 0, 1, 'Moby › The Carpet-Bag', 'Ishmael sets out', 'a whaling voyage out of New Bedford', 'embedded'),
@@ -42,19 +42,20 @@ func TestLengthsMeasuredByMigration(t *testing.T) {
 	for id := range want {
 		ids = append(ids, id)
 	}
-	got, err := w.ChunkLengths(ctx, ids)
-	if err != nil || len(got) != 3 {
-		t.Fatalf("lengths %v, %v", got, err)
-	}
-	for id, n := range want {
-		if got[id] != n || n == 0 {
-			t.Errorf("chunk %d: length %d, want %d", id, got[id], n)
-		}
-	}
-	chunks, avg, err := w.TextTotals(ctx)
+	lib, err := w.ReadLibrary(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
+	hits, err := w.HitsOf(ctx, ids, lib)
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("lengths %v, %v", hits, err)
+	}
+	for _, h := range hits {
+		if n := want[h.ID]; h.Length != n || n == 0 {
+			t.Errorf("chunk %d: length %d, want %d", h.ID, h.Length, n)
+		}
+	}
+	chunks, avg := lib.Chunks, lib.AvgLen()
 	ftsChunks, ftsAvg := ftsAverages(t, &w.DB)
 	if chunks != ftsChunks || avg != ftsAvg {
 		t.Errorf("totals: %d chunks of %v tokens on average; FTS5 counts %d of %v", chunks, avg, ftsChunks, ftsAvg)
@@ -73,12 +74,12 @@ func TestLengthsFollowTheChunks(t *testing.T) {
 	storeChunks(t, w, "Beta", []string{"Crème brûlée, naïve café", "日本語のテキスト and more words here"})
 	check := func(when string) {
 		t.Helper()
-		chunks, avg, err := w.TextTotals(ctx)
+		snap, err := w.Snapshot(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ftsChunks, ftsAvg := ftsAverages(t, &w.DB); chunks != ftsChunks || avg != ftsAvg {
-			t.Errorf("%s: %d chunks of %v tokens on average; FTS5 counts %d of %v", when, chunks, avg, ftsChunks, ftsAvg)
+		if ftsChunks, ftsAvg := ftsAverages(t, &w.DB); snap.Chunks != ftsChunks || snap.AvgLen() != ftsAvg {
+			t.Errorf("%s: %d chunks of %v tokens on average; FTS5 counts %d of %v", when, snap.Chunks, snap.AvgLen(), ftsChunks, ftsAvg)
 		}
 		if err := w.Check(ctx); err != nil {
 			t.Errorf("%s: %v", when, err)

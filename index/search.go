@@ -10,11 +10,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/passage"
-	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
 // FTSHit is one chunk found by full-text search.
@@ -251,18 +249,6 @@ func (d *DB) ChunkCount(ctx context.Context) (n int, err error) {
 	return n, nil
 }
 
-// ChangeKey changes whenever chunks or vectors are added or removed.
-func (d *DB) ChangeKey(ctx context.Context) (string, error) {
-	var k string
-	err := d.db.QueryRowContext(ctx, `
-SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunk'), 0) || '/' ||
-	coalesce((SELECT value FROM meta WHERE key = 'vector_generation'), '')`).Scan(&k)
-	if err != nil {
-		return "", fmt.Errorf("index change key: %w", err)
-	}
-	return k, nil
-}
-
 // VectorRow is one stored embedding, as Vectors yields it. Vec is its
 // encoding (internal/vec8), only valid during the callback.
 type VectorRow struct {
@@ -334,14 +320,10 @@ ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
 	return err
 }
 
-// ChunkText is what search re-reads of a candidate chunk to re-score it:
-// the texts that were indexed, and its stored vector decoded (nil when it
-// has none).
+// ChunkText is the texts of a chunk that were indexed, as the samples of
+// the library's statistics read them.
 type ChunkText struct {
-	// BookID is the book the chunk belongs to.
-	BookID                 int64
 	Heading, Context, Text string
-	Vec                    []float32
 }
 
 // String joins the texts the way they are embedded.
@@ -357,61 +339,4 @@ func JoinText(heading, context, text string) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-// ChunkTexts returns the texts and vectors of the given chunks, by id; ids
-// that no longer exist are left out.
-func (d *DB) ChunkTexts(ctx context.Context, ids []int64) (map[int64]ChunkText, error) {
-	out := make(map[int64]ChunkText, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	ph, args := idList(ids)
-	rows, err := d.db.QueryContext(ctx, `
-SELECT k.id, k.book_id, k.heading, k.context, k.text, e.vec FROM chunk k LEFT JOIN embedding e ON e.chunk_id = k.id
-WHERE k.id IN (`+ph+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("load candidates: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var c ChunkText
-		var raw sql.RawBytes
-		if err := rows.Scan(&id, &c.BookID, &c.Heading, &c.Context, &c.Text, &raw); err != nil {
-			return nil, fmt.Errorf("load candidates: %w", err)
-		}
-		c.Vec = vec8.Floats(raw)
-		out[id] = c
-	}
-	return out, rows.Err()
-}
-
-// NamesBook reports whether a ready book's title or author holds word as
-// a word of its own, in any case: a book may never name its author in its
-// text, and "pee" is no name of a book called "Speed".
-func (d *DB) NamesBook(ctx context.Context, word string) (bool, error) {
-	like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(word) + "%"
-	rows, err := d.db.QueryContext(ctx, `
-SELECT title || ' ' || author FROM book WHERE status = 'ready' AND (title LIKE ? ESCAPE '\' OR author LIKE ? ESCAPE '\')`, like, like)
-	if err != nil {
-		return false, fmt.Errorf("book names: %w", err)
-	}
-	defer rows.Close()
-	want := FoldTerm(word)
-	for rows.Next() {
-		var names string
-		if err := rows.Scan(&names); err != nil {
-			return false, fmt.Errorf("book names: %w", err)
-		}
-		for _, w := range strings.FieldsFunc(FoldTerm(names), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r) }) {
-			if w == want {
-				return true, nil
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("book names: %w", err)
-	}
-	return false, nil
 }

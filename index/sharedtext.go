@@ -206,34 +206,6 @@ func (t *Tx) resembling(ctx context.Context, id int64, values []uint64, n int) (
 	return out, rows.Err()
 }
 
-// SharedText returns, for each of the given books, the other ready books
-// that hold at least minShare of its text (by the estimate of their
-// sketches), those that hold most first.
-func (d *DB) SharedText(ctx context.Context, ids []int64, minShare float64) (map[int64][]int64, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	ph, args := idList(ids)
-	rows, err := d.db.QueryContext(ctx, `SELECT book_id, other_id FROM shared_text WHERE book_id IN (`+ph+`) AND share >= ?
-ORDER BY book_id, share DESC, other_id`, append(args, minShare)...)
-	if err != nil {
-		return nil, fmt.Errorf("books that share text: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[int64][]int64)
-	for rows.Next() {
-		var a, b int64
-		if err := rows.Scan(&a, &b); err != nil {
-			return nil, fmt.Errorf("books that share text: %w", err)
-		}
-		out[a] = append(out[a], b)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("books that share text: %w", err)
-	}
-	return out, nil
-}
-
 // WordsLookup asks for the chunks of Book whose text holds the most of
 // the rarest (in the book) of Words, lower case words as a search's are.
 type WordsLookup struct {

@@ -39,7 +39,7 @@ func TestSharedTextFollowsTheBooks(t *testing.T) {
 	e := storeChunks(t, w, "excerpt", text[5:10])
 	check := func(when string, want map[int64][]int64) {
 		t.Helper()
-		got, err := w.SharedText(ctx, []int64{a.ID, b.ID, c.ID}, 0.5)
+		got, err := sharedText(ctx, &w.DB, []int64{a.ID, b.ID, c.ID}, 0.5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestSharedTextFollowsTheBooks(t *testing.T) {
 		{a.ID, 0.1, []int64{b.ID, e.ID}},
 		{a.ID, 0.4, []int64{b.ID}},
 	} {
-		got, err := w.SharedText(ctx, []int64{tc.book}, tc.minShare)
+		got, err := sharedText(ctx, &w.DB, []int64{tc.book}, tc.minShare)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,6 +97,24 @@ func TestSharedTextFollowsTheBooks(t *testing.T) {
 		t.Fatalf("pruned %d books", n)
 	}
 	check("one removed", map[int64][]int64{})
+}
+
+// sharedText returns the books that hold at least minShare of each of
+// ids' text, as a search reads them.
+func sharedText(ctx context.Context, d *DB, ids []int64, minShare float64) (map[int64][]int64, error) {
+	lib, err := d.ReadLibrary(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]int64)
+	for _, id := range ids {
+		for _, o := range lib.Shared[id] {
+			if o.Share >= minShare {
+				out[id] = append(out[id], o.ID)
+			}
+		}
+	}
+	return out, nil
 }
 
 func TestChunksWithWords(t *testing.T) {

@@ -102,9 +102,17 @@ func checkEmbedded(t *testing.T, l *testLibrary, e embed.Embedder) {
 	for i, k := range chunks {
 		ids[i], texts[i] = k.ID, EmbeddingText(k)
 	}
-	stored, err := l.w.ChunkTexts(ctx, ids)
+	lib, err := l.w.ReadLibrary(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	hits, err := l.w.HitsOf(ctx, ids, lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := make(map[int64]index.Hit, len(hits))
+	for _, h := range hits {
+		stored[h.ID] = h
 	}
 	want, err := e.EmbedDocuments(ctx, texts)
 	if err != nil {
