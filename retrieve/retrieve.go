@@ -624,11 +624,10 @@ func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d 
 		if err != nil {
 			return err
 		}
+		// The whole batch: what it holds beyond the look-ahead may be
+		// the other places of the hits, at no further cost.
+		ranked = ranked[len(batch):]
 		for _, id := range ids {
-			if beyond == ahead {
-				break
-			}
-			ranked = ranked[1:]
 			d.seen[id] = true
 			l, ok := got[id]
 			if !ok {

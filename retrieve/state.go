@@ -34,6 +34,8 @@ type store interface {
 	// ChunksWithWords finds, in other books, the passages that may be a
 	// hit's copies.
 	ChunksWithWords(ctx context.Context, lookups []index.WordsLookup, rarest, limit int) ([][]int64, error)
+	// BookIDs returns the books a filter selects.
+	BookIDs(ctx context.Context, f index.BookFilter) (map[int64]bool, error)
 }
 
 var _ store = (*index.DB)(nil)
@@ -159,7 +161,7 @@ func (s *Searcher) allowed(ctx context.Context, lib *index.LibraryState, filter 
 	if ok && current {
 		return ids, nil
 	}
-	ids, err := s.db.BookIDs(ctx, filter)
+	ids, err := s.store.BookIDs(ctx, filter)
 	if err != nil {
 		return nil, err
 	}
