@@ -347,9 +347,10 @@ func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, e
 		return nil, nil
 	}
 	ph, args := idList(ids)
-	vec := "NULL"
+	// With the state, the books are its ready ones, and need no join.
+	vec, ready := "NULL", "CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'"
 	if lib != nil {
-		vec = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)"
+		vec, ready = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)", ""
 	}
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
@@ -357,7 +358,7 @@ SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.contex
 	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END,
 	k.length, `+vec+`
 FROM chunk k
-CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
+`+ready+`
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
 LEFT JOIN section s INDEXED BY section_title ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
 LEFT JOIN chunk_signature g ON g.chunk_id = k.id

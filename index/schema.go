@@ -446,17 +446,17 @@ CREATE TRIGGER text_totals_update AFTER UPDATE OF length ON chunk BEGIN
 END;
 `,
 	// 24: a count that every change to the books, their files, the
-	// books waiting for OCR and the books that share text moves, so that
-	// a search can keep what it read of them until it moves (see
-	// DB.Snapshot). Chunks and vectors have their own: the sequences of
-	// their ids and vector_generation.
+	// books waiting for OCR, the books that share text and the sub-word
+	// statistics moves, so that a search can keep what it read of them
+	// until it moves (see DB.Snapshot). Chunks and vectors have their
+	// own: the sequences of their ids and vector_generation.
 	`
 CREATE TABLE library_generation (
 	id INTEGER PRIMARY KEY CHECK (id = 1),
 	n  INTEGER NOT NULL
 );
 INSERT INTO library_generation(id, n) VALUES (1, 0);
-` + generationTriggers("book", "file", "ocr_book", "shared_text"),
+` + generationTriggers("book", "file", "ocr_book", "shared_text", "feature_stats"),
 }
 
 // generationTriggers moves library_generation on every insert, update and

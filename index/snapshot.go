@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
@@ -77,6 +78,10 @@ type LibraryState struct {
 	// Shared lists, for each book that shares text, the books that hold
 	// it, by the share of it they hold, most first.
 	Shared map[int64][]SharedBook
+	// Features is the header of the sub-word statistics the writer drew,
+	// when HasFeatures.
+	Features    FeatureStats
+	HasFeatures bool
 }
 
 // SharedBook is a book that holds Share of another's text.
@@ -109,6 +114,10 @@ SELECT (SELECT count(*) FROM book b WHERE b.status IN ('pending', 'parsed')
 	}
 	if s.Progress.Indexing == 0 {
 		s.Progress.Ready = 0 // as Progress gives it
+	}
+	err = tx.QueryRowContext(ctx, `SELECT version, chunks, docs FROM feature_stats`).Scan(&s.Features.Version, &s.Features.Chunks, &s.Features.Docs)
+	if s.HasFeatures = err == nil; err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read the library: feature statistics: %w", err)
 	}
 	books, err := queryBooksWith(ctx, tx, bookNoCounts, `WHERE b.status = 'ready'`)
 	if err != nil {

@@ -20,17 +20,21 @@ import (
 // handful of questions, not one per word or per candidate.
 const maxSearchStatements = 6
 
+// editions is how many editions of one book the library holds: each of
+// their passages is a candidate that many times.
+const editions = 12
+
 // TestSearchStatements counts the statements a server's search runs, once
-// its vectors are loaded and its statistics read, on a library with two
-// editions of one book, a table of contents and a name no book holds.
+// its vectors are loaded and its statistics read, on a library with
+// several editions of one book, tables of contents and a name no book
+// holds.
 func TestSearchStatements(t *testing.T) {
 	ctx := context.Background()
 	lib := t.TempDir()
 	voyage := statementsBook("The Voyage", 40)
-	books := map[string]string{
-		"voyage.txt":        voyage,
-		"voyage-second.txt": "Second edition.\n\n" + voyage,
-		"garden.txt":        statementsBook("The Garden", 30),
+	books := map[string]string{"garden.txt": statementsBook("The Garden", 30)}
+	for i := range editions {
+		books[fmt.Sprintf("voyage-%d.txt", i)] = fmt.Sprintf("Edition %d.\n\n", i+1) + voyage
 	}
 	for name, text := range books {
 		if err := os.WriteFile(filepath.Join(lib, name), []byte(text), 0o644); err != nil {
@@ -58,7 +62,9 @@ func TestSearchStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
+	// As the product settles them for the built-in embedder.
 	opts := retrieve.DefaultOptions()
+	opts.Fusion = retrieve.Auto
 	opts.SourceTypes = ingest.Formats().Types()
 	s, err := retrieve.Open(ctx, &r.DB, opts, func(context.Context) (embed.Embedder, error) { return emb, nil }, nil)
 	if err != nil {

@@ -78,6 +78,9 @@ type distinct struct {
 	// aside holds the candidates that only point elsewhere, in ranking
 	// order, for the places no other passage takes (see pointsElsewhere).
 	aside []Hit
+	// handed counts the candidates loaded and handed over, which sizes
+	// the next batch by how many each hit took.
+	handed int
 }
 
 // owner is a kept hit that holds a shingle, and the next one that does

@@ -111,7 +111,11 @@ func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qv
 	if len(hits) < 2 || hits[0].Score <= 0 {
 		return hits, nil
 	}
-	idf, err := s.rarity.Table(ctx, s.db, s.chunkCount)
+	st, err := s.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	idf, err := s.rarity.Table(ctx, s.db, st.lib.Features, st.lib.HasFeatures, int(st.lib.Chunks))
 	if err != nil {
 		return nil, err
 	}

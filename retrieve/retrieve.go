@@ -276,7 +276,7 @@ func (s *Searcher) search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		// Passages held by several books took the places: ask the arms
 		// for more candidates. The hits found so far keep their places.
-		r.pool *= 2
+		r.pool *= poolGrowth
 	}
 	d.addAside()
 	if err := s.completeCopies(ctx, r, d, r.limit); err != nil {
@@ -290,9 +290,13 @@ func (s *Searcher) search(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 // maxRounds bounds how often a search asks its arms again for a deeper pool
-// when duplicates left it short of limit distinct hits: the pool doubles
-// each time, so the last round reaches four times as deep as the first.
-const maxRounds = 3
+// when duplicates left it short of limit distinct hits, and poolGrowth is
+// how much deeper the next round's pool is: one round more, four times as
+// deep, reads in one batch what the copies of sixty editions leave.
+const (
+	maxRounds  = 2
+	poolGrowth = 4
+)
 
 // cutShort reports whether an arm stopped at the pool, so that a deeper
 // pool would find more candidates.
@@ -605,15 +609,15 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d *distinct) error {
 	ranked := slices.DeleteFunc(byScore(fused), func(h *Hit) bool { return d.seen[h.ID] })
 	ahead := lookahead(d.limit)
-	beyond := 0          // candidates handed over once d was full
-	handed, took := 0, 0 // candidates handed over, and the hits they made
+	beyond := 0 // candidates handed over once d was full
 	for len(ranked) > 0 && beyond < ahead {
 		// One question for the candidates the missing hits take (a hit
 		// may belong to a book pruned since the candidates were found,
 		// or repeat a kept one: copies of a passage, as many as its
-		// editions), by how many each hit took so far, a quarter more,
-		// and those to look ahead at: most searches need no second.
-		per := float64(handed+2) / float64(took+1)
+		// editions), by how many each hit took so far in this search, a
+		// quarter more, and those to look ahead at: most searches need
+		// no second.
+		per := float64(d.handed+2) / float64(len(d.hits)+1)
 		n := int(float64(d.limit-len(d.hits))*per*1.25) + 2 + ahead - beyond
 		batch := ranked[:min(len(ranked), n)]
 		ids := make([]int64, len(batch))
@@ -633,7 +637,7 @@ func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d 
 			if !ok {
 				continue
 			}
-			handed++
+			d.handed++
 			if d.full() {
 				beyond++
 			}
@@ -643,9 +647,7 @@ func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d 
 				d.aside = append(d.aside, h)
 				continue
 			}
-			before := len(d.hits)
 			d.add(h)
-			took += len(d.hits) - before
 		}
 	}
 	return nil

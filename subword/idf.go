@@ -23,15 +23,12 @@ type Rarity struct {
 func NewRarity(feats *Extractor) *Rarity { return &Rarity{feats: feats} }
 
 // Table returns the inverse document frequencies of features, from the
-// statistics the index keeps, loaded again when the writer has drawn new
-// ones, or from a sample drawn here when it keeps none (an index not synced
-// since it was upgraded). chunks returns the index's size; it is asked only
-// in that second case, to draw the sample again when it is out of date.
-func (r *Rarity) Table(ctx context.Context, db *index.DB, chunks func(context.Context) (int, error)) (*IDFTable, error) {
-	hdr, ok, err := db.FeatureStatsHeader(ctx)
-	if err != nil {
-		return nil, err
-	}
+// statistics the index keeps (hdr, their header, ok false when it keeps
+// none), loaded again when the writer has drawn new ones, or from a sample
+// drawn here when it keeps none (an index not synced since it was
+// upgraded), drawn again when the index's size, chunks, makes it out of
+// date.
+func (r *Rarity) Table(ctx context.Context, db *index.DB, hdr index.FeatureStats, ok bool, chunks int) (*IDFTable, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if ok && r.version != hdr.Version {
@@ -47,11 +44,7 @@ func (r *Rarity) Table(ctx context.Context, db *index.DB, chunks func(context.Co
 		r.table = nil // the stored statistics are gone
 	}
 	if !ok || r.table == nil {
-		n, err := chunks(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if r.table == nil || (index.FeatureStats{Chunks: r.chunks}).Stale(n) {
+		if r.table == nil || (index.FeatureStats{Chunks: r.chunks}).Stale(chunks) {
 			st, err := db.SampleFeatureStats(ctx, r.feats.Features)
 			if err != nil {
 				return nil, err
