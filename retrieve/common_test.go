@@ -50,8 +50,13 @@ func TestCommonWordsScoreAsBM25Would(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lists, err := s.ftsArm(ctx, request{phrasings: []string{"otter river"}, pool: 50, texts: &textCache{store: s.store, lib: st.lib}})
+	r := request{phrasings: []string{"otter river"}, pool: 50, texts: &textCache{store: s.store, lib: st.lib}}
+	arm, err := s.ftsArm(ctx, r)
 	if err != nil {
+		t.Fatal(err)
+	}
+	lists := [][]index.FTSHit{arm[0].hits}
+	if err := s.topUpAll(ctx, r, arm, lists); err != nil {
 		t.Fatal(err)
 	}
 	whole, err := w.DB.SearchFTS(ctx, orExpr([]string{"otter", "river"}), index.BookFilter{}, s.opts.Columns, 50)

@@ -52,14 +52,29 @@ func (s *Searcher) missingWords(ctx context.Context, question string, most int) 
 	if err != nil {
 		return nil, err
 	}
+	absent := func(p string) bool {
+		t, ok := stems[p]
+		return ok && df[t] == 0 && utf8.RuneCountInString(p) >= 2 && !unspaced(p) && (onlyNames == nil || onlyNames[p])
+	}
+	// The halves of every absent word, in one question.
+	var halves []string
+	for _, sp := range spans {
+		for _, p := range sp.parts {
+			if absent(p) {
+				halves = append(halves, halvesOf(p)...)
+			}
+		}
+	}
+	if _, _, err := s.wordDocs(ctx, halves); err != nil {
+		return nil, err
+	}
 	var out []string
 	for _, sp := range spans {
 		if len(out) == most {
 			break
 		}
 		for _, p := range sp.parts {
-			t, ok := stems[p]
-			if !ok || df[t] > 0 || utf8.RuneCountInString(p) < 2 || unspaced(p) || onlyNames != nil && !onlyNames[p] {
+			if !absent(p) {
 				continue
 			}
 			held, err := s.heldOtherwise(ctx, p)
@@ -86,12 +101,9 @@ func (s *Searcher) heldOtherwise(ctx context.Context, word string) (bool, error)
 		return err == nil, err
 	}
 	r := []rune(word)
-	if len(r) < 4 {
+	halves := halvesOf(word)
+	if len(halves) == 0 {
 		return false, nil
-	}
-	var halves []string
-	for i := 1; i < len(r); i++ {
-		halves = append(halves, string(r[:i]), string(r[i:]))
 	}
 	hs, hdf, err := s.wordDocs(ctx, halves)
 	if err != nil {
@@ -109,6 +121,20 @@ func (s *Searcher) heldOtherwise(ctx context.Context, word string) (bool, error)
 		}
 	}
 	return false, nil
+}
+
+// halvesOf returns the two parts of each place a word of four letters or
+// more could be cut in, as two words the library might write it as.
+func halvesOf(word string) []string {
+	r := []rune(word)
+	if len(r) < 4 {
+		return nil
+	}
+	var halves []string
+	for i := 1; i < len(r); i++ {
+		halves = append(halves, string(r[:i]), string(r[i:]))
+	}
+	return halves
 }
 
 // wordSpan is a word of the question as written, with the index words it is

@@ -250,8 +250,18 @@ func (s *Searcher) search(ctx context.Context, q Query) ([]Hit, error) {
 	// The verdict reads the best noMatchDepth hits whatever the limit.
 	d := newDistinct(max(r.limit, noMatchDepth))
 	for round := 1; ; round++ {
-		ftsLists, vecLists, err := s.runArms(ctx, r)
+		arm, vecLists, err := s.runArms(ctx, r)
 		if err != nil {
+			return nil, err
+		}
+		ftsLists := make([][]index.FTSHit, len(arm))
+		for i, l := range arm {
+			ftsLists[i] = l.hits
+		}
+		if err := s.prefetch(ctx, r, d, round > 1, arm, vecLists); err != nil {
+			return nil, err
+		}
+		if err := s.topUpAll(ctx, r, arm, ftsLists); err != nil {
 			return nil, err
 		}
 		reranked := make(map[int64]rerankScores)
@@ -266,12 +276,19 @@ func (s *Searcher) search(ctx context.Context, q Query) ([]Hit, error) {
 				return nil, err
 			}
 		}
-		if err := s.load(ctx, r, fused, d); err != nil {
+		// Another round only for the hits asked for: the verdict reads
+		// what the first one found beyond them. Before it, one batch:
+		// what the next round reads holds what this one leaves.
+		another := round < maxRounds && cutShort(r.pool, ftsLists, vecLists)
+		if err := s.load(ctx, r, fused, d, another); err != nil {
 			return nil, err
 		}
-		// Another round only for the hits asked for: the verdict reads
-		// what the first one found beyond them.
-		if len(d.hits) >= r.limit || round == maxRounds || !cutShort(r.pool, ftsLists, vecLists) {
+		if !another || len(d.hits) >= r.limit {
+			if another {
+				if err := s.load(ctx, r, fused, d, false); err != nil {
+					return nil, err
+				}
+			}
 			break
 		}
 		// Passages held by several books took the places: ask the arms
@@ -506,14 +523,14 @@ func (e queryError) Is(target error) bool { return target == ErrBadQuery }
 
 // runArms runs the full-text and vector arms the search's mode asks for,
 // each phrasing's ranking in a list of its own.
-func (s *Searcher) runArms(ctx context.Context, r request) (ftsLists [][]index.FTSHit, vecLists [][]scored, err error) {
+func (s *Searcher) runArms(ctx context.Context, r request) (ftsLists []ftsList, vecLists [][]scored, err error) {
 	var ftsErr, vecErr error
 	if r.mode == Hybrid && len(r.phrasings) == 1 && s.vectorCannotReorder(r.limit) {
 		// The vector arm weighs too little to change the first limit
 		// places whenever full text fills them: ask it only when it does
 		// not (a misspelled or foreign question).
 		ftsLists, ftsErr = s.ftsArm(ctx, r)
-		if r.vectors && !r.textOnly && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0]) < r.limit) {
+		if r.vectors && !r.textOnly && ftsErr == nil && (len(ftsLists) == 0 || len(ftsLists[0].hits) < r.limit) {
 			vecLists, vecErr = s.vectorArm(ctx, r.queryVecs, r.filter, r.pool)
 		}
 	} else {
@@ -563,18 +580,18 @@ func (s *Searcher) rerankAll(ctx context.Context, r request, ftsLists [][]index.
 // each hit's best rank and score in either arm.
 func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked map[int64]rerankScores) map[int64]*Hit {
 	fused := make(map[int64]*Hit)
-	get := func(id int64) *Hit {
+	get := func(id, book int64) *Hit {
 		h := fused[id]
 		if h == nil {
 			h = &Hit{}
-			h.ID = id
+			h.ID, h.BookID = id, book
 			fused[id] = h
 		}
 		return h
 	}
 	for _, hits := range ftsLists {
 		for r, fh := range hits {
-			h := get(fh.ChunkID)
+			h := get(fh.ChunkID, fh.BookID)
 			h.Score += s.opts.FTSWeight / (s.opts.RRFK + float64(r+1))
 			if h.FTSRank == 0 || fh.Rank < h.FTSRank {
 				h.FTSRank, h.FTSScore = fh.Rank, fh.Score
@@ -591,7 +608,7 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 	}
 	for _, hits := range vecLists {
 		for r, vh := range hits {
-			h := get(vh.chunk)
+			h := get(vh.chunk, vh.book)
 			h.Score += s.opts.VectorWeight / (s.opts.RRFK + float64(r+1))
 			if h.VectorRank == 0 || r+1 < h.VectorRank {
 				h.VectorRank, h.VectorScore = r+1, float64(vh.score)
@@ -606,19 +623,24 @@ func (s *Searcher) fuse(ftsLists [][]index.FTSHit, vecLists [][]scored, reranked
 // until d is full and has seen lookahead(limit) candidates more, among
 // which it finds the other places of its last hits: copies of one text
 // score alike, so they rank close together.
-func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d *distinct) error {
+func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d *distinct, oneBatch bool) error {
 	ranked := slices.DeleteFunc(byScore(fused), func(h *Hit) bool { return d.seen[h.ID] })
 	ahead := lookahead(d.limit)
 	beyond := 0 // candidates handed over once d was full
-	for len(ranked) > 0 && beyond < ahead {
+	for batches := 1; len(ranked) > 0 && beyond < ahead && (batches == 1 || !oneBatch); batches++ {
 		// One question for the candidates the missing hits take (a hit
 		// may belong to a book pruned since the candidates were found,
 		// or repeat a kept one: copies of a passage, as many as its
 		// editions), by how many each hit took so far in this search, a
 		// quarter more, and those to look ahead at: most searches need
 		// no second.
-		per := float64(d.handed+2) / float64(len(d.hits)+1)
-		n := int(float64(d.limit-len(d.hits))*per*1.25) + 2 + ahead - beyond
+		n := batchSize(d, ahead-beyond)
+		if batches > 1 || heldElsewhere(r.texts.lib, ranked[:min(n, len(ranked))]) {
+			// The estimate fell short, or will, with the copies of
+			// editions among the candidates: the rest of the
+			// candidates, in a last question.
+			n = len(ranked)
+		}
 		batch := ranked[:min(len(ranked), n)]
 		ids := make([]int64, len(batch))
 		for i, h := range batch {
@@ -651,6 +673,25 @@ func (s *Searcher) load(ctx context.Context, r request, fused map[int64]*Hit, d 
 		}
 	}
 	return nil
+}
+
+// batchSize is how many candidates the next batch of hits reads: the
+// missing hits, each taking as many candidates as each hit took so far
+// (two at first), a quarter more, and ahead to look ahead at.
+func batchSize(d *distinct, ahead int) int {
+	per := float64(d.handed+2) / float64(len(d.hits)+1)
+	return int(float64(d.limit-len(d.hits))*per*1.25) + 2 + ahead
+}
+
+// heldElsewhere reports whether any of hits is of a book whose text other
+// books hold (lib.Shared): its copies will take places.
+func heldElsewhere(lib *index.LibraryState, hits []*Hit) bool {
+	for _, h := range hits {
+		if len(lib.Shared[h.BookID]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // lookahead is how many candidates past the last hit a search examines
@@ -886,28 +927,104 @@ func (s *Searcher) vectorCannotReorder(limit int) bool {
 	return s.opts.FTSWeight > 0 && w/(k+1) < 1/((k+float64(limit))*(k+float64(limit)+1))
 }
 
-// ftsArm ranks each phrasing with BM25.
-func (s *Searcher) ftsArm(ctx context.Context, r request) ([][]index.FTSHit, error) {
-	var lists [][]index.FTSHit
+// ftsArm ranks each phrasing with BM25, without the words most chunks
+// hold (see topUpAll).
+func (s *Searcher) ftsArm(ctx context.Context, r request) ([]ftsList, error) {
+	var lists []ftsList
 	for _, p := range r.phrasings {
 		q, err := s.matchExpr(ctx, p)
 		if err != nil {
 			return nil, err
 		}
 		if q.match == "" {
-			lists = append(lists, nil) // one list per phrasing, in order
+			lists = append(lists, ftsList{}) // one list per phrasing, in order
 			continue
 		}
 		hits, all, err := s.searchFTS(ctx, q, r.filter, r.pool)
-		if err == nil && !all && len(q.common) > 0 {
-			hits, err = s.scoreCommon(ctx, r.texts, hits, q.common)
-		}
 		if err != nil {
 			return nil, err
 		}
-		lists = append(lists, hits)
+		l := ftsList{hits: hits}
+		if !all {
+			l.common = q.common
+		}
+		lists = append(lists, l)
 	}
 	return lists, nil
+}
+
+// ftsList is a phrasing's full-text ranking, with the common words it
+// left out, to be scored over its candidates.
+type ftsList struct {
+	hits   []index.FTSHit
+	common map[string]int
+}
+
+// topUpAll adds to each phrasing's ranking the BM25 weight of the common
+// words it left out (scoreCommon).
+func (s *Searcher) topUpAll(ctx context.Context, r request, arm []ftsList, lists [][]index.FTSHit) error {
+	for i, l := range arm {
+		if len(l.common) > 0 {
+			var err error
+			if lists[i], err = s.scoreCommon(ctx, r.texts, l.hits, l.common); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// prefetch reads, in one question, the passages a round reads first when
+// the full-text candidates are all read before they are fused (by the
+// common words' top-up or the rerank), or the round follows one that
+// copies left short: every full-text candidate, with the passages after
+// the best few that the rerank reads, and the vector arm's candidates
+// that can reach the round's first batch of hits (all of them after the
+// first round). Otherwise the fusion's order is known before any passage
+// is read, and the first batch of hits is the round's first question.
+func (s *Searcher) prefetch(ctx context.Context, r request, d *distinct, deeper bool, arm []ftsList, vecLists [][]scored) error {
+	rerank := r.mode == Hybrid && s.opts.Fusion == Rerank
+	whole := deeper || rerank
+	for _, l := range arm {
+		whole = whole || len(l.common) > 0
+	}
+	if !whole {
+		return nil
+	}
+	var ids []int64
+	short := false
+	for _, fl := range arm {
+		for _, h := range fl.hits {
+			ids = append(ids, h.ChunkID)
+		}
+		short = short || len(fl.hits) < r.pool
+		if rerank {
+			// The best few may change places with the top-up: the
+			// followers of twice as many.
+			for _, f := range followers(fl.hits[:min(len(fl.hits), 2*followFirst)]) {
+				ids = append(ids, f.ChunkID)
+			}
+		}
+	}
+	// A candidate of the vector arm alone takes one of the first batch's
+	// places only when its fused score reaches that of the batch's last
+	// place in full text's list (which holds that many): within
+	// (wv/wf)·(k+batch)−k places of the top. Candidates in both lists
+	// are read with full text's.
+	reach := math.MaxInt
+	if o := s.opts; !deeper && !short && o.FTSWeight > 0 {
+		batch := batchSize(d, lookahead(d.limit))
+		reach = int(math.Ceil(o.VectorWeight/o.FTSWeight*(o.RRFK+float64(batch)) - o.RRFK))
+	}
+	for _, l := range vecLists {
+		for _, h := range l[:min(len(l), max(reach, 0))] {
+			if !d.seen[h.chunk] {
+				ids = append(ids, h.chunk)
+			}
+		}
+	}
+	_, err := r.texts.get(ctx, ids)
+	return err
 }
 
 // searchFTS ranks q's words with BM25, up to pool hits; when that finds
