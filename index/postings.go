@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/index/copies"
 	"github.com/grimoire-search/grimoire/index/fulltext"
 )
 
@@ -57,7 +58,7 @@ SELECT id, heading, context, text, length FROM chunk WHERE book_id = ? ORDER BY 
 	tokenID := make(map[string]int32)
 	var tokens []string
 	// The sketch of the book's text, from the texts read here.
-	var sk sketch
+	var sk copies.Sketch
 	for rows.Next() {
 		var c chunkTokens
 		var cols [3]string
@@ -65,7 +66,7 @@ SELECT id, heading, context, text, length FROM chunk WHERE book_id = ? ORDER BY 
 			rows.Close()
 			return fmt.Errorf("postings of book %d: %w", id, err)
 		}
-		sk.add(cols[2])
+		sk.Add(cols[2])
 		for i, text := range cols {
 			fulltext.EachToken(text, func(tok string) {
 				k, ok := tokenID[tok]

@@ -1,18 +1,15 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
-	"github.com/grimoire-search/grimoire/index/fulltext"
-	"github.com/grimoire-search/grimoire/internal/shingle"
+	"github.com/grimoire-search/grimoire/index/copies"
 )
 
 // A search lists, with each hit, the other books that hold its text
@@ -22,37 +19,10 @@ import (
 // So the writer records which ready books share text (shared_text), for
 // a search to look in those books for the rest.
 //
-// Each book with postings has a sketch of its text (shingle.Sketch), kept
+// Each book with postings has a sketch of its text (copies.Sketch), kept
 // with its postings, and listed by value in sketch_value: a new book finds
 // the books whose sketches share values with its own, and records those
-// whose resemblance reaches sharedTextResemblance, both ways.
-//
-// Measured on the corpus's 64 books (2,016 pairs): the editions of one
-// text resemble each other 0.96–1.0, the abridged Alice the full one
-// 0.29–0.30, four scanned pages of NIST SP 800-207 the whole document
-// 0.125; books that share no passage, 0.047 at most (common phrases).
-const sharedTextResemblance = 0.1
-
-// Books of fewer than sketchMinShingles shingles (a few passages: an
-// abstract, a note) get an empty sketch. Their smallest shingles would be
-// most of their text, common phrases too ("in this study"), which every
-// such book's sketch then holds: a library of 5,000 abstracts took twice
-// as long to index, finding them. Their copies score alike anyway.
-const sketchMinShingles = 4 * shingle.SketchSize
-
-// sketchValueBooks bounds the books read for each value of a new sketch: a
-// value most books hold (a phrase every book uses) says little, and
-// books that share text share many values.
-const sketchValueBooks = 32
-
-// sketch is a book's text being sketched: its sketch and how many
-// shingles it has.
-type sketch struct {
-	shingle.Sketch
-	n int
-}
-
-func (sk *sketch) add(text string) { sk.n += sk.AddText(text) }
+// that resemble it (copies.Shares), both ways.
 
 // writeSketch reads the text of book id, whose postings an older grimoire
 // wrote, and stores its sketch (storeSketch).
@@ -61,14 +31,14 @@ func (t *Tx) writeSketch(ctx context.Context, id int64) error {
 	if err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
-	var sk sketch
+	var sk copies.Sketch
 	for rows.Next() {
 		var text string
 		if err := rows.Scan(&text); err != nil {
 			rows.Close()
 			return fmt.Errorf("sketch of book %d: %w", id, err)
 		}
-		sk.add(text)
+		sk.Add(text)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -79,12 +49,9 @@ func (t *Tx) writeSketch(ctx context.Context, id int64) error {
 
 // storeSketch stores sk, the sketch of book id's text, whose postings are
 // written, and records the books it shares text with.
-func (t *Tx) storeSketch(ctx context.Context, id int64, sk *sketch) error {
-	var values []uint64
-	if sk.n >= sketchMinShingles {
-		values = sk.Values()
-	}
-	others, err := t.resembling(ctx, id, values, sk.n)
+func (t *Tx) storeSketch(ctx context.Context, id int64, sk *copies.Sketch) error {
+	values := sk.Values()
+	others, err := t.resembling(ctx, id, values, sk.N)
 	if err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
@@ -96,7 +63,7 @@ func (t *Tx) storeSketch(ctx context.Context, id int64, sk *sketch) error {
 	if err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
-	if _, err := t.tx.ExecContext(ctx, `INSERT INTO book_sketch(book_id, sketch, shingles) VALUES (?, ?, ?)`, id, list, sk.n); err != nil {
+	if _, err := t.tx.ExecContext(ctx, `INSERT INTO book_sketch(book_id, sketch, shingles) VALUES (?, ?, ?)`, id, list, sk.N); err != nil {
 		return fmt.Errorf("sketch of book %d: %w", id, err)
 	}
 	if len(stored) > 0 {
@@ -127,12 +94,9 @@ type resemblance struct {
 }
 
 // resembling returns the books other than id whose sketches resemble
-// values (the sketch, sorted, of a book of n shingles) by
-// sharedTextResemblance or more.
+// values (the sketch, sorted, of a book of n shingles).
 func (t *Tx) resembling(ctx context.Context, id int64, values []uint64, n int) ([]resemblance, error) {
-	// Two sketches share at least the values that make their
-	// resemblance: those both books hold among the smallest SketchSize.
-	need := int(math.Ceil(sharedTextResemblance * shingle.SketchSize))
+	need := copies.NeedValues()
 	if len(values) < need {
 		return nil, nil
 	}
@@ -143,7 +107,7 @@ func (t *Tx) resembling(ctx context.Context, id int64, values []uint64, n int) (
 		if i > 0 {
 			q.WriteString(" UNION ALL ")
 		}
-		fmt.Fprintf(&q, `SELECT * FROM (SELECT book_id FROM sketch_value WHERE value = ?%d AND book_id != ?1 LIMIT %d)`, i+2, sketchValueBooks)
+		fmt.Fprintf(&q, `SELECT * FROM (SELECT book_id FROM sketch_value WHERE value = ?%d AND book_id != ?1 LIMIT %d)`, i+2, copies.ValueBooks)
 		args = append(args, int64(v))
 	}
 	shared := make(map[int64]int)
@@ -194,14 +158,9 @@ func (t *Tx) resembling(ctx context.Context, id int64, values []uint64, n int) (
 		for i, v := range stored {
 			theirs[i] = uint64(v)
 		}
-		j := shingle.Resemblance(values, theirs)
-		if j < sharedTextResemblance {
-			continue
+		if held, holds, ok := copies.Shares(values, n, theirs, m); ok {
+			out = append(out, resemblance{id: other, held: held, holds: holds})
 		}
-		// The shingles both hold, from the share of all they hold
-		// between them.
-		both := j * float64(n+m) / (1 + j)
-		out = append(out, resemblance{id: other, held: min(1, both/float64(m)), holds: min(1, both/float64(n))})
 	}
 	return out, rows.Err()
 }
@@ -224,14 +183,7 @@ func (d *DB) ChunksWithWords(ctx context.Context, lookups []WordsLookup, rarest,
 	var books []int64
 	shards := make(map[int64]bool)
 	for i, l := range lookups {
-		for _, w := range l.Words {
-			fulltext.EachToken(w, func(tok string) {
-				if t := fulltext.Term(tok); t != "" && !slices.Contains(terms[i], t) {
-					terms[i] = append(terms[i], t)
-				}
-			})
-		}
-		if len(terms[i]) == 0 {
+		if terms[i] = copies.Terms(l.Words); len(terms[i]) == 0 {
 			continue
 		}
 		for _, t := range terms[i] {
@@ -247,61 +199,30 @@ func (d *DB) ChunksWithWords(ctx context.Context, lookups []WordsLookup, rarest,
 	if len(books) == 0 {
 		return out, nil
 	}
-	type list struct {
-		n    int
-		data []byte
-	}
-	type key struct {
-		book int64
-		term string
-	}
-	lists := make(map[key]list)
-	sh := slices.Sorted(maps.Keys(shards))
-	shPh, shArgs := idList(sh)
+	lists := make(map[int64]map[string]copies.TermList)
+	shPh, shArgs := idList(slices.Sorted(maps.Keys(shards)))
 	bPh, bArgs := idList(books)
 	tPh, tArgs := idList(allTerms)
 	err := readAll(ctx, d.db, `SELECT term, book_id, n, data FROM fts_posting
 WHERE shard IN (`+shPh+`) AND term IN (`+tPh+`) AND book_id IN (`+bPh+`)`, func(r *sql.Rows) error {
-		var k key
-		var l list
-		if err := r.Scan(&k.term, &k.book, &l.n, &l.data); err != nil {
+		var term string
+		var book int64
+		var l copies.TermList
+		if err := r.Scan(&term, &book, &l.Chunks, &l.Data); err != nil {
 			return err
 		}
-		lists[k] = l
+		if lists[book] == nil {
+			lists[book] = make(map[string]copies.TermList)
+		}
+		lists[book][term] = l
 		return nil
 	}, slices.Concat(shArgs, tArgs, bArgs)...)
 	if err != nil {
 		return nil, fmt.Errorf("chunks holding words: %w", err)
 	}
 	for i, l := range lookups {
-		// The rarest words tell a passage best.
-		var held []string
-		for _, t := range terms[i] {
-			if _, ok := lists[key{l.Book, t}]; ok {
-				held = append(held, t)
-			}
-		}
-		slices.SortFunc(held, func(a, b string) int {
-			return cmp.Or(cmp.Compare(lists[key{l.Book, a}].n, lists[key{l.Book, b}].n), strings.Compare(a, b))
-		})
-		count := make(map[int64]float64)
-		var touched []int64
-		for _, t := range held[:min(rarest, len(held))] {
-			err := fulltext.EachPosting(lists[key{l.Book, t}].data, func(p fulltext.Posting) {
-				if p.TF[2] == 0 {
-					return // in a heading or context only
-				}
-				if _, ok := count[p.Chunk]; !ok {
-					touched = append(touched, p.Chunk)
-				}
-				count[p.Chunk]++
-			})
-			if err != nil {
-				return nil, fmt.Errorf("chunks of book %d: term %q: %w", l.Book, t, err)
-			}
-		}
-		for _, h := range fulltext.Best(touched, nil, func(c int64) float64 { return count[c] }, limit) {
-			out[i] = append(out[i], h.ChunkID)
+		if out[i], err = copies.Candidates(terms[i], lists[l.Book], rarest, limit); err != nil {
+			return nil, fmt.Errorf("chunks of book %d: %w", l.Book, err)
 		}
 	}
 	return out, nil
