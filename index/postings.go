@@ -299,10 +299,12 @@ func (w *Writer) DropPostings(ctx context.Context) error {
 // has a row for every term its list names and no other.
 func (d *DB) checkPostings(ctx context.Context) error {
 	var unready int
-	var rowsMatch bool
+	var rowsMatch, countsMatch bool
 	err := d.db.QueryRowContext(ctx, `
 SELECT (SELECT count(*) FROM fts_book f LEFT JOIN book b ON b.id = f.book_id WHERE b.status IS NOT 'ready'),
-	(SELECT count(*) FROM fts_posting) = (SELECT coalesce(sum(json_array_length(terms)), 0) FROM fts_book)`).Scan(&unready, &rowsMatch)
+	(SELECT count(*) FROM fts_posting) = (SELECT coalesce(sum(json_array_length(terms)), 0) FROM fts_book),
+	NOT EXISTS (SELECT 1 FROM (SELECT term, sum(n) AS docs FROM fts_posting GROUP BY term) p
+		FULL JOIN term_docs t USING (term) WHERE p.docs IS NOT t.docs)`).Scan(&unready, &rowsMatch, &countsMatch)
 	if err != nil {
 		return fmt.Errorf("postings check: %w", err)
 	}
@@ -327,6 +329,9 @@ WHERE b.status IS NOT 'ready' ORDER BY f.book_id LIMIT 10`)
 	}
 	if !rowsMatch {
 		return fmt.Errorf("postings check: the rows of postings are not those the books list")
+	}
+	if !countsMatch {
+		return fmt.Errorf("postings check: the terms' counts of chunks (term_docs) are not their postings'")
 	}
 	return nil
 }

@@ -195,7 +195,7 @@ func rankFromPostings(t *testing.T, d *DB, words []string, w FTSWeights, allowed
 	if !lib.Postings {
 		return nil, false
 	}
-	lists, err := d.Terms(ctx, lib, terms, math.MaxInt64)
+	lists, err := d.Terms(ctx, lib, TermsQuery{Terms: terms, ListsUpTo: math.MaxInt64})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,27 @@ func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]
 	return queryBooksWith(ctx, q, bookCounts, where, args...)
 }
 
+// bookScan returns where a row's bookColumns are scanned into b, and
+// what sets b's fields from them once scanned.
+func bookScan(b *Book) ([]any, func()) {
+	var authors, labels, tags, ids string
+	var added, ready int64
+	c := &b.Catalog
+	dest := []any{&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
+		&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.originPath, &added, &ready,
+		&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids}
+	return dest, func() {
+		json.Unmarshal([]byte(authors), &b.Authors)
+		json.Unmarshal([]byte(labels), &b.PageLabels)
+		json.Unmarshal([]byte(tags), &c.Tags)
+		json.Unmarshal([]byte(ids), &c.Identifiers)
+		b.AddedAt = time.Unix(0, added).UTC()
+		if ready != 0 {
+			b.ReadyAt = time.Unix(0, ready).UTC()
+		}
+	}
+}
+
 // queryBooksWith reads the books that where selects, with counts as the
 // last three columns (bookCounts or bookNoCounts).
 func queryBooksWith(ctx context.Context, q querier, counts, where string, args ...any) ([]Book, error) {
@@ -50,24 +71,12 @@ func queryBooksWith(ctx context.Context, q querier, counts, where string, args .
 	var books []Book
 	for rows.Next() {
 		var b Book
-		var authors, labels, tags, ids string
-		var added, ready int64
-		c := &b.Catalog
-		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
-			&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.originPath, &added, &ready,
-			&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids,
-			&b.Chapters, &b.Sections, &b.Chunks); err != nil {
+		scan, done := bookScan(&b)
+		if err := rows.Scan(append(scan, &b.Chapters, &b.Sections, &b.Chunks)...); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("list books: %w", err)
 		}
-		json.Unmarshal([]byte(authors), &b.Authors)
-		json.Unmarshal([]byte(labels), &b.PageLabels)
-		json.Unmarshal([]byte(tags), &c.Tags)
-		json.Unmarshal([]byte(ids), &c.Identifiers)
-		b.AddedAt = time.Unix(0, added).UTC()
-		if ready != 0 {
-			b.ReadyAt = time.Unix(0, ready).UTC()
-		}
+		done()
 		books = append(books, b)
 	}
 	rows.Close()
@@ -335,9 +344,8 @@ func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
 	return d.hits(ctx, ids, nil)
 }
 
-// HitsOf is Hits in one question, with the chunks' lengths and vectors,
-// and their books taken from lib: a chunk whose book lib does not hold
-// (made ready since) is left out.
+// HitsOf is Hits in one question, with the chunks' lengths and vectors
+// and their books' paths.
 func (d *DB) HitsOf(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, error) {
 	return d.hits(ctx, ids, lib)
 }
@@ -347,18 +355,20 @@ func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, e
 		return nil, nil
 	}
 	ph, args := idList(ids)
-	// With the state, the books are its ready ones, and need no join.
-	vec, ready := "NULL", "CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'"
+	// With the state, each passage comes with its book and the book's
+	// paths, in the one question.
+	vec, book := "NULL", ""
 	if lib != nil {
-		vec, ready = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)", ""
+		vec = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)"
+		book = `, ` + bookColumns + ` (SELECT json_group_array(path) FROM (SELECT path FROM file f WHERE f.hash = b.hash ORDER BY path))`
 	}
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
 	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, ''), k.role, g.signature,
 	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END,
-	k.length, `+vec+`
+	k.length, `+vec+book+`
 FROM chunk k
-`+ready+`
+CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
 LEFT JOIN section s INDEXED BY section_title ON s.book_id = k.book_id AND s.chapter_idx = k.chapter_idx AND s.idx = k.section_idx
 LEFT JOIN chunk_signature g ON g.chunk_id = k.id
@@ -376,12 +386,24 @@ WHERE k.id IN (`+ph+`)`, args...)
 		var sig []byte
 		var alone bool
 		var vec sql.RawBytes
-		if err := rows.Scan(&h.ID, &h.BookID, &h.Index, &h.ChapterIndex, &h.SectionIndex, &h.Heading, &h.Context, &h.Text, &h.Anchor,
-			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle, &role, &sig, &alone, &h.Length, &vec); err != nil {
+		dest := []any{&h.ID, &h.BookID, &h.Index, &h.ChapterIndex, &h.SectionIndex, &h.Heading, &h.Context, &h.Text, &h.Anchor,
+			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle, &role, &sig, &alone, &h.Length, &vec}
+		var bookDone func()
+		var paths string
+		if lib != nil {
+			var scan []any
+			scan, bookDone = bookScan(&h.Book)
+			dest = append(append(dest, scan...), &paths)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		h.Vec = vec8.Floats(vec)
+		if bookDone != nil {
+			bookDone()
+			json.Unmarshal([]byte(paths), &h.Book.Paths)
+		}
 		if role.Valid {
 			h.Role = passage.Role(role.Int64)
 		} else {
@@ -401,19 +423,20 @@ WHERE k.id IN (`+ph+`)`, args...)
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	var books map[int64]Book
-	if lib != nil {
-		books = lib.Books
-	} else if books, err = d.booksByID(ctx, bookIDs); err != nil {
-		return nil, err
+	if lib == nil {
+		books, err := d.booksByID(ctx, bookIDs)
+		if err != nil {
+			return nil, err
+		}
+		for id, h := range byID {
+			h.Book = books[h.BookID]
+			byID[id] = h
+		}
 	}
 	out := make([]Hit, 0, len(byID))
 	for _, id := range ids {
 		h, ok := byID[id]
 		if !ok {
-			continue
-		}
-		if h.Book, ok = books[h.BookID]; !ok {
 			continue
 		}
 		if h.Role == 0 {

@@ -449,13 +449,28 @@ END;
 	// books waiting for OCR, the books that share text and the sub-word
 	// statistics moves, so that a search can keep what it read of them
 	// until it moves (see DB.Snapshot). Chunks and vectors have their
-	// own: the sequences of their ids and vector_generation.
+	// own: the sequences of their ids and vector_generation. And each
+	// term's count of chunks in the postings, kept by triggers, so that
+	// a search reads a common word's count, not its lists in every book.
 	`
 CREATE TABLE library_generation (
 	id INTEGER PRIMARY KEY CHECK (id = 1),
 	n  INTEGER NOT NULL
 );
 INSERT INTO library_generation(id, n) VALUES (1, 0);
+CREATE TABLE term_docs (
+	term TEXT PRIMARY KEY,
+	docs INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO term_docs(term, docs) SELECT term, sum(n) FROM fts_posting GROUP BY term;
+CREATE TRIGGER term_docs_insert AFTER INSERT ON fts_posting BEGIN
+	INSERT INTO term_docs(term, docs) VALUES (new.term, new.n)
+		ON CONFLICT(term) DO UPDATE SET docs = docs + excluded.docs;
+END;
+CREATE TRIGGER term_docs_delete AFTER DELETE ON fts_posting BEGIN
+	UPDATE term_docs SET docs = docs - old.n WHERE term = old.term;
+	DELETE FROM term_docs WHERE term = old.term AND docs = 0;
+END;
 ` + generationTriggers("book", "file", "ocr_book", "shared_text", "feature_stats"),
 }
 

@@ -64,8 +64,9 @@ func snapshotOf(ctx context.Context, q interface {
 // stays the same. It is not changed once read.
 type LibraryState struct {
 	Snapshot
-	// Books are the ready books by id, with their paths, without counts.
-	Books map[int64]Book
+	// Books are the ready books by id, named: as filters, and the
+	// question's names, read them.
+	Books map[int64]BookName
 	// Progress is how far indexing has got.
 	Progress Progress
 	// Postings says that every ready book has postings, so that full-text
@@ -84,6 +85,11 @@ type LibraryState struct {
 	HasFeatures bool
 }
 
+// BookName is what names a ready book: its slug, title and authors.
+type BookName struct {
+	Slug, Title, Author string
+}
+
 // SharedBook is a book that holds Share of another's text.
 type SharedBook struct {
 	ID    int64
@@ -97,7 +103,7 @@ func (d *DB) ReadLibrary(ctx context.Context) (*LibraryState, error) {
 		return nil, fmt.Errorf("read the library: %w", err)
 	}
 	defer tx.Rollback()
-	s := &LibraryState{Books: make(map[int64]Book), Shared: make(map[int64][]SharedBook)}
+	s := &LibraryState{Books: make(map[int64]BookName), Shared: make(map[int64][]SharedBook)}
 	if s.Snapshot, err = snapshotOf(ctx, tx); err != nil {
 		return nil, err
 	}
@@ -119,12 +125,17 @@ SELECT (SELECT count(*) FROM book b WHERE b.status IN ('pending', 'parsed')
 	if s.HasFeatures = err == nil; err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("read the library: feature statistics: %w", err)
 	}
-	books, err := queryBooksWith(ctx, tx, bookNoCounts, `WHERE b.status = 'ready'`)
+	err = readAll(ctx, tx, `SELECT id, slug, title, author FROM book WHERE status = 'ready'`, func(r *sql.Rows) error {
+		var id int64
+		var b BookName
+		if err := r.Scan(&id, &b.Slug, &b.Title, &b.Author); err != nil {
+			return err
+		}
+		s.Books[id] = b
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("read the library: %w", err)
-	}
-	for _, b := range books {
-		s.Books[b.ID] = b
+		return nil, fmt.Errorf("read the library: books: %w", err)
 	}
 	err = readAll(ctx, tx, `SELECT book_id, other_id, share FROM shared_text ORDER BY book_id, share DESC, other_id`, func(r *sql.Rows) error {
 		var id int64

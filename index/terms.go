@@ -1,9 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,40 +21,63 @@ type TermLists struct {
 	*fulltext.Lists
 }
 
+// TermsQuery asks Terms for the counts of Terms and CountOnly, and the
+// lists of the Terms in at most ListsUpTo chunks and of their Rarest.
+type TermsQuery struct {
+	Terms, CountOnly []string
+	ListsUpTo        int64
+	Rarest           int
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+
 // Terms reads, in one question, the library's Snapshot, how many chunks
-// of lib hold each of terms, and the lists of those in at most listsUpTo chunks: the lists of
-// the common ones ("the") are most of the postings, and a search scores
-// them otherwise. lib must have postings (LibraryState.Postings).
-func (d *DB) Terms(ctx context.Context, lib *LibraryState, terms []string, listsUpTo int64) (*TermLists, error) {
+// of lib hold each of terms, and the lists of those in at most listsUpTo
+// chunks: the lists of the common ones ("the") are most of the postings,
+// and a search scores them otherwise, but for the rarest of them, which a
+// search of common words only ranks by. lib must have postings
+// (LibraryState.Postings).
+func (d *DB) Terms(ctx context.Context, lib *LibraryState, q TermsQuery) (*TermLists, error) {
 	t := &TermLists{Lists: fulltext.NewLists()}
-	var args []any
-	for _, term := range terms {
+	var args, counts []any
+	for _, term := range q.Terms {
 		if !t.Known(term) && term != "" {
 			t.Count(term, 0)
 			args = append(args, term)
 		}
 	}
+	for _, term := range q.CountOnly {
+		if !t.Known(term) && term != "" {
+			t.Count(term, 0)
+			counts = append(counts, term)
+		}
+	}
+	listsUpTo, rarest := q.ListsUpTo, q.Rarest
 	// The question carries the library's change key and totals (the
 	// first row, book -2, its tokens as text), so that a search asks no
 	// other whether the library changed.
-	q := `SELECT ` + snapshotKey + `, -2, t.chunks, CAST(t.tokens AS TEXT) FROM text_totals t`
+	query := `SELECT ` + snapshotKey + `, -2, t.chunks, CAST(t.tokens AS TEXT) FROM text_totals t`
 	var qargs []any
-	if len(args) > 0 && lib.shards != "" {
-		ph := strings.TrimSuffix(strings.Repeat("?,", len(args)), ",")
-		// common_term counts the common terms of a large library (book
-		// -1); a term it does not hold is counted from its lists, which
-		// are short. One seek per shard and term.
-		q += `
+	if all := slices.Concat(args, counts); len(all) > 0 && lib.shards != "" {
+		// term_docs counts every term's chunks (book -1).
+		query += `
 UNION ALL
-SELECT term, -1, docs, NULL FROM common_term WHERE term IN (` + ph + `)
+SELECT term, -1, docs, NULL FROM term_docs WHERE term IN (` + placeholders(len(all)) + `)`
+		qargs = all
+	}
+	if len(args) > 0 && lib.shards != "" {
+		ph := placeholders(len(args))
+		// The lists of those in at most listsUpTo, and of the rarest.
+		// One seek per shard and term.
+		query += `
 UNION ALL
 SELECT p.term, p.book_id, p.n, p.data FROM fts_posting p
-WHERE p.shard IN (` + lib.shards + `) AND p.term IN (` + ph + `)
-	AND coalesce((SELECT c.docs FROM common_term c WHERE c.term = p.term), 0) <= ?`
-		qargs = append(append(append(qargs, args...), args...), listsUpTo)
+WHERE p.shard IN (` + lib.shards + `) AND p.term IN (
+	SELECT term FROM term_docs WHERE term IN (` + ph + `) AND docs <= ?
+	UNION SELECT term FROM (SELECT term FROM term_docs WHERE term IN (` + ph + `) ORDER BY docs, term LIMIT ?))`
+		qargs = slices.Concat(qargs, args, []any{listsUpTo}, args, []any{rarest})
 	}
-	counted := make(map[string]bool)
-	err := readAll(ctx, d.db, q, func(r *sql.Rows) error {
+	err := readAll(ctx, d.db, query, func(r *sql.Rows) error {
 		var term string
 		var book, n int64
 		var data []byte
@@ -65,22 +90,29 @@ WHERE p.shard IN (` + lib.shards + `) AND p.term IN (` + ph + `)
 			t.Snapshot = Snapshot{Key: term, Chunks: n, Tokens: tokens}
 			return err
 		case -1:
-			counted[term] = true
 			t.Count(term, n)
 			return nil
 		}
-		if counted[term] {
-			n = 0 // counted by common_term
-		}
-		t.Append(term, fulltext.BookList{Book: book, Data: data}, n)
+		t.Append(term, fulltext.BookList{Book: book, Data: data}, 0) // counted above
 		return nil
 	}, qargs...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
+	// The rarest, as the question ranked them.
+	held := make([]string, 0, len(args))
+	for _, term := range args {
+		if s := term.(string); t.Docs(s) > 0 {
+			held = append(held, s)
+		}
+	}
+	slices.SortFunc(held, func(a, b string) int { return cmp.Or(cmp.Compare(t.Docs(a), t.Docs(b)), strings.Compare(a, b)) })
 	for _, term := range args {
 		s := term.(string)
-		t.SetRead(s, !counted[s] || t.Docs(s) <= listsUpTo)
+		t.SetRead(s, t.Docs(s) <= listsUpTo || slices.Contains(held[:min(rarest, len(held))], s))
+	}
+	for _, term := range counts {
+		t.SetRead(term.(string), t.Docs(term.(string)) == 0)
 	}
 	return t, nil
 }

@@ -6,6 +6,7 @@
 package retrieve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -447,8 +447,24 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 		}
 	}
 	r.pool = max(s.opts.CandidatePool, r.limit)
-	// Every word the search weighs, in one question to the index.
-	if _, _, err := s.wordDocs(ctx, searchWords(r.phrasings)); err != nil {
+	// Every word the search weighs, in one question to the index, with
+	// the lists of those it ranks by: the rarer ones, or each phrasing's
+	// rarest when all its words are common.
+	// And the counts of the halves of the question's words, should one
+	// be in no chunk (see heldOtherwise).
+	st.rarest = keptWhenCommon * len(r.phrasings)
+	for _, sp := range questionSpans(r.phrasings[0]) {
+		for _, p := range sp.parts {
+			for _, h := range halvesOf(p) {
+				if t := fulltext.Term(h); t != "" {
+					st.countOnly = append(st.countOnly, t)
+				}
+			}
+		}
+	}
+	_, _, err = s.wordDocs(ctx, searchWords(r.phrasings))
+	st.rarest, st.countOnly = 0, nil
+	if err != nil {
 		return r, err
 	}
 	// Before the arms, so that each looks for the words the question
@@ -1142,6 +1158,10 @@ func isZero(v []float32) bool {
 // precision.
 const maxTerms = 64
 
+// keptWhenCommon is how many of a phrasing's words full text ranks by
+// when every one is common: the rarest.
+const keptWhenCommon = 3
+
 // commonShare: a query term in more than this share of the chunks is left
 // out of the full-text query, since FTS5 would score every chunk that
 // holds it ("the" is in nearly all of them); scoreCommon then adds its
@@ -1215,16 +1235,27 @@ func (s *Searcher) matchExpr(ctx context.Context, text string) (ftsQuery, error)
 		return ftsQuery{}, err
 	}
 	docs := func(w string) int { return df[stems[w]] }
-	var kept []string
+	// A word no chunk holds finds nothing: the words full text ranks by
+	// are those some chunks hold, and not most.
+	var kept, held []string
 	for _, w := range words {
-		if float64(docs(w)) <= commonShare*float64(n) {
-			kept = append(kept, w)
+		if d := docs(w); d > 0 {
+			held = append(held, w)
+			if float64(d) <= commonShare*float64(n) {
+				kept = append(kept, w)
+			}
 		}
 	}
 	if len(kept) == 0 {
-		kept = append(kept, words...)
-		sort.SliceStable(kept, func(i, j int) bool { return docs(kept[i]) < docs(kept[j]) })
-		kept = kept[:min(3, len(kept))]
+		// The rarest, ties by term, as the index reads their lists.
+		kept = held
+		slices.SortStableFunc(kept, func(a, b string) int {
+			return cmp.Or(cmp.Compare(docs(a), docs(b)), strings.Compare(stems[a], stems[b]))
+		})
+		kept = kept[:min(keptWhenCommon, len(kept))]
+	}
+	if len(kept) == 0 {
+		return ftsQuery{}, nil // no chunk holds any of the words
 	}
 	q := ftsQuery{match: orExpr(kept), kept: kept}
 	if len(kept) == len(words) {
@@ -1280,7 +1311,8 @@ func (s *Searcher) termDocs(ctx context.Context, terms []string) (map[string]int
 			}
 		}
 		if len(missing) > 0 {
-			got, err := s.store.Terms(ctx, st.lib, missing, int64(commonShare*float64(st.lib.Chunks)))
+			got, err := s.store.Terms(ctx, st.lib, index.TermsQuery{Terms: missing, CountOnly: st.countOnly,
+				ListsUpTo: int64(commonShare * float64(st.lib.Chunks)), Rarest: st.rarest})
 			if err != nil {
 				return nil, err
 			}
@@ -1338,7 +1370,7 @@ func (s *Searcher) termLists(ctx context.Context, st *searchState, terms []strin
 		}
 	}
 	if len(missing) > 0 {
-		got, err := s.store.Terms(ctx, st.lib, missing, math.MaxInt64)
+		got, err := s.store.Terms(ctx, st.lib, index.TermsQuery{Terms: missing, ListsUpTo: math.MaxInt64})
 		if err != nil {
 			return nil, err
 		}

@@ -25,9 +25,9 @@ type store interface {
 	// books, the books that share text, how far indexing has got.
 	ReadLibrary(ctx context.Context) (*index.LibraryState, error)
 	// Terms reads how many passages hold each term, and the posting
-	// lists of those in at most listsUpTo passages, with the library's
+	// lists of the rarer and of the rarest, with the library's
 	// Snapshot.
-	Terms(ctx context.Context, lib *index.LibraryState, terms []string, listsUpTo int64) (*index.TermLists, error)
+	Terms(ctx context.Context, lib *index.LibraryState, q index.TermsQuery) (*index.TermLists, error)
 	// HitsOf loads passages with their citations, roles, signatures,
 	// lengths and vectors.
 	HitsOf(ctx context.Context, ids []int64, lib *index.LibraryState) ([]index.Hit, error)
@@ -50,8 +50,12 @@ type searchState struct {
 	// search that finds it changed starts again (errStale). tolerant,
 	// on a search's last start, takes lib as it is.
 	checked, tolerant bool
-	// terms are the lists read so far (Postings only).
-	terms *fulltext.Lists
+	// terms are the lists read so far (Postings only); rarest is how
+	// many of the next terms asked for have their lists read whatever
+	// their counts, and countOnly the terms counted with them.
+	terms     *fulltext.Lists
+	rarest    int
+	countOnly []string
 }
 
 type searchStateKey struct{}
@@ -185,7 +189,7 @@ func (s *Searcher) namesBook(lib *index.LibraryState, word string) bool {
 	if s.names == nil || s.lib != lib {
 		names := make(map[string]bool)
 		for _, b := range lib.Books {
-			for _, w := range strings.FieldsFunc(index.FoldTerm(b.Title+" "+strings.Join(b.Authors, " ")), func(r rune) bool {
+			for _, w := range strings.FieldsFunc(index.FoldTerm(b.Title+" "+b.Author), func(r rune) bool {
 				return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
 			}) {
 				names[w] = true
