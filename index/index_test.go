@@ -499,7 +499,7 @@ func TestSampleChunksAndChunkTexts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := w.HitsOf(ctx, append(ids[:3:3], 999999), lib)
+	hits, err := w.HitsOf(ctx, append(ids[:3:3], 999999), lib, true)
 	if err != nil {
 		t.Fatal(err)
 	}

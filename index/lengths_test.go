@@ -46,7 +46,7 @@ func TestLengthsMeasuredByMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := w.HitsOf(ctx, ids, lib)
+	hits, err := w.HitsOf(ctx, ids, lib, false)
 	if err != nil || len(hits) != 3 {
 		t.Fatalf("lengths %v, %v", hits, err)
 	}

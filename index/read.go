@@ -341,16 +341,16 @@ type Hit struct {
 // Hits loads the chunks with the given ids, with their books, in the order
 // of ids. Ids that no longer exist, or whose book is not ready, are left out.
 func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
-	return d.hits(ctx, ids, nil)
+	return d.hits(ctx, ids, nil, false)
 }
 
-// HitsOf is Hits in one question, with the chunks' lengths and vectors
-// and their books' paths.
-func (d *DB) HitsOf(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, error) {
-	return d.hits(ctx, ids, lib)
+// HitsOf is Hits in one question, with the chunks' lengths, their books'
+// paths, and their vectors when asked for.
+func (d *DB) HitsOf(ctx context.Context, ids []int64, lib *LibraryState, vectors bool) ([]Hit, error) {
+	return d.hits(ctx, ids, lib, vectors)
 }
 
-func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, error) {
+func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState, vectors bool) ([]Hit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -358,8 +358,10 @@ func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState) ([]Hit, e
 	// With the state, each passage comes with its book and the book's
 	// paths, in the one question.
 	vec, book := "NULL", ""
-	if lib != nil {
+	if vectors {
 		vec = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)"
+	}
+	if lib != nil {
 		book = `, ` + bookColumns + ` (SELECT json_group_array(path) FROM (SELECT path FROM file f WHERE f.hash = b.hash ORDER BY path))`
 	}
 	rows, err := d.db.QueryContext(ctx, `

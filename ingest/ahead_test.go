@@ -106,7 +106,7 @@ func checkEmbedded(t *testing.T, l *testLibrary, e embed.Embedder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := l.w.HitsOf(ctx, ids, lib)
+	hits, err := l.w.HitsOf(ctx, ids, lib, true)
 	if err != nil {
 		t.Fatal(err)
 	}

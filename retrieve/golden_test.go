@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -137,6 +138,42 @@ func TestGoldenRanking(t *testing.T) {
 	}
 	if got.String() != string(want) {
 		t.Errorf("ranking changed (run with -update if that is intended):\n%s", goldenfile.LineDiff(string(want), got.String()))
+	}
+	// A server's searcher, its vectors loaded, reranks by the vectors it
+	// holds, as by those read with the passages, to the last bit.
+	if err := s.Prepare(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.state(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range goldenQueries {
+		qv, err := emb.EmbedQuery(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := request{phrasings: []string{q}, pool: 50, texts: &textCache{store: s.store, lib: st.lib}}
+		arm, err := s.ftsArm(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var scores [2]map[int64]rerankScores
+		for i, fromSlab := range []bool{false, true} {
+			scores[i] = make(map[int64]rerankScores)
+			cache := &textCache{store: s.store, lib: st.lib, vectors: !fromSlab}
+			if _, err := s.rerank(ctx, cache, q, qv, arm[0].hits, scores[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !maps.Equal(scores[0], scores[1]) {
+			t.Errorf("%q: reranked with the passages' vectors %v, with the loaded ones %v", q, scores[0], scores[1])
+		}
+		for id, sc := range scores[1] {
+			if len(arm[0].hits) > 1 && !sc.hasCosine {
+				t.Errorf("%q: chunk %d reranked without its vector", q, id)
+			}
+		}
 	}
 	// And the expectations a ranking must always meet, whatever the
 	// golden file says: the section that answers is first.

@@ -181,10 +181,14 @@ func (s *Searcher) rerank(ctx context.Context, cache *textCache, text string, qv
 			}
 			subOf[passage] = sub[i]
 		}
-		if len(c.Vec) != len(qvec) {
+		vec := c.Vec
+		if !cache.vectors {
+			vec = s.vecs.floats(c.ID)
+		}
+		if len(vec) != len(qvec) {
 			haveCos = false
 		} else {
-			cos[i] = float64(dotFloat(qvec, c.Vec))
+			cos[i] = float64(dotFloat(qvec, vec))
 		}
 	}
 	cosW := rerankVectorWeight

@@ -358,7 +358,10 @@ type request struct {
 type textCache struct {
 	store store
 	lib   *index.LibraryState
-	m     map[int64]index.Hit
+	// vectors says the passages' vectors are read with them: the
+	// server's slab holds them otherwise (see vectorOf).
+	vectors bool
+	m       map[int64]index.Hit
 	// gone are the ids asked for that the index no longer holds, or
 	// whose book is not ready.
 	gone map[int64]bool
@@ -380,7 +383,7 @@ func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.Hit, 
 	if len(missing) == 0 {
 		return c.m, nil
 	}
-	got, err := c.store.HitsOf(ctx, missing, c.lib)
+	got, err := c.store.HitsOf(ctx, missing, c.lib, c.vectors)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +405,8 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	if err != nil {
 		return request{}, err
 	}
-	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, textOnly: q.textOnly, limit: q.Limit, texts: &textCache{store: s.store, lib: st.lib}}
+	r := request{mode: q.Mode, vectors: s.emb != nil && s.opts.Dim > 0, textOnly: q.textOnly, limit: q.Limit,
+		texts: &textCache{store: s.store, lib: st.lib, vectors: true}}
 	if r.mode == "" {
 		r.mode = s.opts.Mode
 	}
@@ -447,6 +451,15 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 		}
 	}
 	r.pool = max(s.opts.CandidatePool, r.limit)
+	// A server's vectors, once loaded, are brought up to date with the
+	// library the search reads (nothing to read while it is unchanged),
+	// and the rerank takes the passages' vectors from them.
+	if r.vectors && s.vecs.len() > 0 && !s.vecs.loadingFirst() {
+		if err := s.vecs.refresh(ctx, s.db, s.opts.Dim, st.lib.Key); err != nil {
+			return r, err
+		}
+		r.texts.vectors = !s.vecs.holds(st.lib.Key)
+	}
 	// Every word the search weighs, in one question to the index, with
 	// the lists of those it ranks by: the rarer ones, or each phrasing's
 	// rarest when all its words are common.

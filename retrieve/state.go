@@ -29,8 +29,8 @@ type store interface {
 	// Snapshot.
 	Terms(ctx context.Context, lib *index.LibraryState, q index.TermsQuery) (*index.TermLists, error)
 	// HitsOf loads passages with their citations, roles, signatures,
-	// lengths and vectors.
-	HitsOf(ctx context.Context, ids []int64, lib *index.LibraryState) ([]index.Hit, error)
+	// lengths, and vectors when asked for.
+	HitsOf(ctx context.Context, ids []int64, lib *index.LibraryState, vectors bool) ([]index.Hit, error)
 	// ChunksWithWords finds, in other books, the passages that may be a
 	// hit's copies.
 	ChunksWithWords(ctx context.Context, lookups []index.WordsLookup, rarest, limit int) ([][]int64, error)

@@ -27,6 +27,8 @@ type vectorIndex struct {
 	scales []float32 // one per vector: its largest |component| / 127
 	chunks []int64
 	books  []int64
+	// at is each chunk's row, for the rerank's look-ups.
+	at     map[int64]int32
 	lastID int64
 	gen    string
 	// key is the index's change key (index.Snapshot) as of the last
@@ -74,6 +76,7 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int, key st
 	defer v.mu.Unlock()
 	if !v.loaded || v.gen != gen || v.dim != dim {
 		v.vecs, v.scales, v.chunks, v.books, v.lastID = v.vecs[:0], v.scales[:0], v.chunks[:0], v.books[:0], 0
+		v.at = make(map[int64]int32)
 	}
 	v.dim = dim
 	// Size the slab once: growing it row by row copies it over and over.
@@ -94,6 +97,7 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int, key st
 			bad++
 			return nil
 		}
+		v.at[r.ChunkID] = int32(len(v.chunks))
 		v.scales = append(v.scales, scale)
 		v.chunks = append(v.chunks, r.ChunkID)
 		v.books = append(v.books, r.BookID)
@@ -107,6 +111,31 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int, key st
 	}
 	v.gen, v.key, v.loaded = gen, key, true
 	return nil
+}
+
+// holds reports whether the slab was brought up to date with the index
+// as of key, so that it holds every chunk's vector.
+func (v *vectorIndex) holds(key string) bool {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.loaded && key != "" && v.key == key
+}
+
+// floats returns chunk's vector, decoded as vec8.Floats decodes it, or
+// nil when the slab holds none.
+func (v *vectorIndex) floats(chunk int64) []float32 {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	i, ok := v.at[chunk]
+	if !ok {
+		return nil
+	}
+	out := make([]float32, v.dim)
+	s := v.scales[i]
+	for j, c := range v.vecs[int(i)*v.dim : (int(i)+1)*v.dim] {
+		out[j] = float32(c) * s
+	}
+	return out
 }
 
 // reserve returns s with room for n more elements. An empty s is made
