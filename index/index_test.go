@@ -445,7 +445,7 @@ func TestCountVectors(t *testing.T) {
 	}
 }
 
-func TestSampleChunksAndChunkTexts(t *testing.T) {
+func TestSampleChunksAndHitsOf(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
 	var ids []int64

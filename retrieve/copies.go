@@ -18,7 +18,7 @@ import (
 // guide" finds the DOCX edition, whose headings name the guide, and not
 // the Markdown chapters, whose headings do not. So for each hit, the books
 // the index records as holding much of its book's text
-// (index.DB.SharedText), and that it does not list yet, are searched for
+// (index.LibraryState.Shared), and that it does not list yet, are searched for
 // the hit's longest words (the passages that hold most of the rarest of
 // them, read from the book's postings); those are compared with the hit
 // by shingles, as distinct compares candidates.
