@@ -29,8 +29,6 @@ type TermsQuery struct {
 	Rarest           int
 }
 
-func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
-
 // Terms reads, in one question, the library's Snapshot, how many chunks
 // of lib hold each of terms, and the lists of those in at most listsUpTo
 // chunks: the lists of the common ones ("the") are most of the postings,
@@ -39,11 +37,11 @@ func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?,",
 // (LibraryState.Postings).
 func (d *DB) Terms(ctx context.Context, lib *LibraryState, q TermsQuery) (*TermLists, error) {
 	t := &TermLists{Lists: fulltext.NewLists()}
-	var args, counts []any
+	var terms, counts []string
 	for _, term := range q.Terms {
 		if !t.Known(term) && term != "" {
 			t.Count(term, 0)
-			args = append(args, term)
+			terms = append(terms, term)
 		}
 	}
 	for _, term := range q.CountOnly {
@@ -52,30 +50,30 @@ func (d *DB) Terms(ctx context.Context, lib *LibraryState, q TermsQuery) (*TermL
 			counts = append(counts, term)
 		}
 	}
-	listsUpTo, rarest := q.ListsUpTo, q.Rarest
 	// The question carries the library's change key and totals (the
 	// first row, book -2, its tokens as text), so that a search asks no
 	// other whether the library changed.
 	query := `SELECT ` + snapshotKey + `, -2, t.chunks, CAST(t.tokens AS TEXT) FROM text_totals t`
-	var qargs []any
-	if all := slices.Concat(args, counts); len(all) > 0 && lib.shards != "" {
+	var args []any
+	if all := slices.Concat(terms, counts); len(all) > 0 && lib.shards != "" {
 		// term_docs counts every term's chunks (book -1).
+		ph, allArgs := idList(all)
 		query += `
 UNION ALL
-SELECT term, -1, docs, NULL FROM term_docs WHERE term IN (` + placeholders(len(all)) + `)`
-		qargs = all
+SELECT term, -1, docs, NULL FROM term_docs WHERE term IN (` + ph + `)`
+		args = allArgs
 	}
-	if len(args) > 0 && lib.shards != "" {
-		ph := placeholders(len(args))
-		// The lists of those in at most listsUpTo, and of the rarest.
+	if len(terms) > 0 && lib.shards != "" {
+		// The lists of those in at most ListsUpTo, and of the rarest.
 		// One seek per shard and term.
+		ph, termArgs := idList(terms)
 		query += `
 UNION ALL
 SELECT p.term, p.book_id, p.n, p.data FROM fts_posting p
 WHERE p.shard IN (` + lib.shards + `) AND p.term IN (
 	SELECT term FROM term_docs WHERE term IN (` + ph + `) AND docs <= ?
 	UNION SELECT term FROM (SELECT term FROM term_docs WHERE term IN (` + ph + `) ORDER BY docs, term LIMIT ?))`
-		qargs = slices.Concat(qargs, args, []any{listsUpTo}, args, []any{rarest})
+		args = slices.Concat(args, termArgs, []any{q.ListsUpTo}, termArgs, []any{q.Rarest})
 	}
 	err := readAll(ctx, d.db, query, func(r *sql.Rows) error {
 		var term string
@@ -95,24 +93,19 @@ WHERE p.shard IN (` + lib.shards + `) AND p.term IN (
 		}
 		t.Append(term, fulltext.BookList{Book: book, Data: data}, 0) // counted above
 		return nil
-	}, qargs...)
+	}, args...)
 	if err != nil {
 		return nil, fmt.Errorf("full-text search: %w", err)
 	}
 	// The rarest, as the question ranked them.
-	held := make([]string, 0, len(args))
-	for _, term := range args {
-		if s := term.(string); t.Docs(s) > 0 {
-			held = append(held, s)
-		}
-	}
+	held := slices.DeleteFunc(slices.Clone(terms), func(s string) bool { return t.Docs(s) == 0 })
 	slices.SortFunc(held, func(a, b string) int { return cmp.Or(cmp.Compare(t.Docs(a), t.Docs(b)), strings.Compare(a, b)) })
-	for _, term := range args {
-		s := term.(string)
-		t.SetRead(s, t.Docs(s) <= listsUpTo || slices.Contains(held[:min(rarest, len(held))], s))
+	rarest := held[:min(q.Rarest, len(held))]
+	for _, s := range terms {
+		t.SetRead(s, t.Docs(s) <= q.ListsUpTo || slices.Contains(rarest, s))
 	}
-	for _, term := range counts {
-		t.SetRead(term.(string), t.Docs(term.(string)) == 0)
+	for _, s := range counts {
+		t.SetRead(s, t.Docs(s) == 0)
 	}
 	return t, nil
 }

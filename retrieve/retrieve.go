@@ -1082,7 +1082,7 @@ func (s *Searcher) rankWords(ctx context.Context, match string, words []string, 
 		return nil, err
 	}
 	w := s.opts.Columns
-	terms, single := singleTerms(words)
+	terms, single := fulltext.WordTerms(words)
 	if !st.lib.Postings || !single || w.Heading <= 0 || w.Context <= 0 || w.Text <= 0 {
 		return s.db.SearchFTS(ctx, match, filter, w, pool)
 	}
@@ -1099,21 +1099,6 @@ func (s *Searcher) rankWords(ctx context.Context, match string, words []string, 
 		keep = func(b int64) bool { return allowed[b] }
 	}
 	return lists.Rank(st.lib.Corpus(), terms, w, keep, pool)
-}
-
-// singleTerms returns the index term of each word, and false when one is
-// several tokens.
-func singleTerms(words []string) ([]string, bool) {
-	terms := make([]string, len(words))
-	for i, word := range words {
-		n := 0
-		fulltext.EachToken(word, func(string) { n++ })
-		if n != 1 {
-			return nil, false
-		}
-		terms[i] = fulltext.Term(word)
-	}
-	return terms, true
 }
 
 // vectorArm ranks each phrasing, given by its query vector, by cosine

@@ -32,3 +32,19 @@ func Stems(words []string) map[string]string {
 	}
 	return out
 }
+
+// WordTerms returns the term of each of words, in order, and false when
+// the tokenizer cuts one into several tokens ("e-mail"): a phrase, which
+// only the words' positions can match.
+func WordTerms(words []string) ([]string, bool) {
+	terms := make([]string, len(words))
+	for i, w := range words {
+		n := 0
+		EachToken(w, func(string) { n++ })
+		if n != 1 {
+			return nil, false
+		}
+		terms[i] = Term(w)
+	}
+	return terms, true
+}
