@@ -89,6 +89,9 @@ func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]
 	}
 	cols := make(map[int64][]column, len(ids))
 	need := make(map[string]bool)
+	// A library's copies of one passage (editions, a notice in every
+	// file) are split into words once.
+	split := make(map[string][]string)
 	for _, id := range ids {
 		t, ok := texts[id]
 		if !ok {
@@ -98,9 +101,13 @@ func (s *Searcher) termCounts(ctx context.Context, ids []int64, texts map[int64]
 			text   string
 			weight float64
 		}{{t.Heading, s.opts.Columns.Heading}, {t.Context, s.opts.Columns.Context}, {t.Text, s.opts.Columns.Text}} {
-			ws := wordsBeginning(index.FoldTerm(c.text), prefixes)
-			for _, w := range ws {
-				need[w] = true
+			ws, ok := split[c.text]
+			if !ok {
+				ws = wordsBeginning(index.FoldTerm(c.text), prefixes)
+				split[c.text] = ws
+				for _, w := range ws {
+					need[w] = true
+				}
 			}
 			cols[id] = append(cols[id], column{ws, c.weight})
 		}

@@ -106,7 +106,7 @@ func (s *Searcher) completeCopies(ctx context.Context, r request, d *distinct, n
 			if share := sameShare(passage.SharedAtMost(d.sigs[hit], c.Signature), len(d.sigs[hit]), size); share < need || share <= bestShare {
 				continue
 			}
-			share := sameShare(shingle.Shared(d.shinglesOf(hit), shingle.Of(c.Text)), len(d.sigs[hit]), size)
+			share := sameShare(shingle.Shared(d.shinglesOf(hit), d.shinglesOfText(c.Text)), len(d.sigs[hit]), size)
 			if share >= need && share > bestShare {
 				best, bestShare = c, share
 			}

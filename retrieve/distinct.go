@@ -73,6 +73,7 @@ type distinct struct {
 	owners   []owner
 	sigs     []passage.Signature
 	shingles [][]uint64
+	byText   map[string][]uint64
 	// titles holds each kept hit's book title, folded (titleKey).
 	titles []string
 	// aside holds the candidates that only point elsewhere, in ranking
@@ -172,7 +173,7 @@ func (d *distinct) sameAs(h index.Hit, title string, sh passage.Signature) (int,
 			continue
 		}
 		if exact == nil {
-			exact = shingle.Of(h.Text)
+			exact = d.shinglesOfText(h.Text)
 		}
 		if share, need := d.share(h, title, len(sh), i, shingle.Shared(exact, d.shinglesOf(i))); share >= need && share > bestShare {
 			best, bestShare = i, share
@@ -184,9 +185,23 @@ func (d *distinct) sameAs(h index.Hit, title string, sh passage.Signature) (int,
 // shinglesOf returns kept hit i's shingles.
 func (d *distinct) shinglesOf(i int) []uint64 {
 	if d.shingles[i] == nil {
-		d.shingles[i] = shingle.Of(d.hits[i].Text)
+		d.shingles[i] = d.shinglesOfText(d.hits[i].Text)
 	}
 	return d.shingles[i]
+}
+
+// shinglesOfText returns text's shingles, worked out once for all the
+// copies of a passage that hold it word for word.
+func (d *distinct) shinglesOfText(text string) []uint64 {
+	sh, ok := d.byText[text]
+	if !ok {
+		sh = shingle.Of(text)
+		if d.byText == nil {
+			d.byText = make(map[string][]uint64)
+		}
+		d.byText[text] = sh
+	}
+	return sh
 }
 
 // share returns the share of shingles that h (of a book titled title, of

@@ -13,22 +13,41 @@ import (
 // Fold lowers w and strips its diacritics as the full-text index's
 // tokenizer (unicode61 with remove_diacritics 2) does. It does not stem.
 func Fold(w string) string {
-	ascii := true
-	for i := 0; i < len(w); i++ {
-		if w[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
+	l := strings.ToLower(w)
+	if settled(l) {
+		return l
 	}
-	if ascii {
-		return strings.ToLower(w) // nothing to fold, and no transform to build
-	}
+	return foldMarks(l)
+}
+
+// foldMarks decomposes l, drops its combining marks and composes what
+// is left.
+func foldMarks(l string) string {
 	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-	f, _, err := transform.String(t, strings.ToLower(w))
+	f, _, err := transform.String(t, l)
 	if err != nil {
-		return strings.ToLower(w)
+		return l
 	}
 	return f
+}
+
+// settled says foldMarks would return l unchanged: it holds no
+// combining mark, and is already decomposed and composed alike. Most
+// text is, curly quotes and dashes included, and the check costs far
+// less than the transform.
+func settled(l string) bool {
+	for i := 0; i < len(l); {
+		if l[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(l[i:])
+		if unicode.Is(unicode.Mn, r) {
+			return false
+		}
+		i += n
+	}
+	return norm.NFD.QuickSpanString(l) == len(l) && norm.NFC.QuickSpanString(l) == len(l)
 }
 
 // Words returns s's words, split where FTS5 splits them and folded to
