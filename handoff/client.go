@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 )
 
@@ -57,7 +58,7 @@ func Ask(ctx context.Context, h index.LockHolder, req Request, on func(Event)) (
 		var ev Event
 		if err := dec.Decode(&ev); err != nil {
 			if first && isTimeout(err) {
-				return nil, (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("%s does not answer requests", who(h))}).
+				return nil, (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("%s does not answer requests", who(h))}).
 					WithHint(fmt.Sprintf("it may be stuck: stop it (kill %d) and run the command again", h.PID))
 			}
 			return nil, gone(ctx, h)
@@ -95,7 +96,7 @@ func gone(ctx context.Context, h index.LockHolder) error {
 // Unfinished is the error of a request that the writer, command with pid,
 // stopped before it finished.
 func Unfinished(command string, pid int) error {
-	return (&index.Error{Code: index.Internal, Msg: fmt.Sprintf("%s (pid %d) stopped before it finished the request", command, pid)}).
+	return (&fault.Error{Code: fault.Internal, Msg: fmt.Sprintf("%s (pid %d) stopped before it finished the request", command, pid)}).
 		WithHint("what it did is kept; run the command again")
 }
 

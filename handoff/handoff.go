@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // Version is the protocol's version, sent with each request. A writer
@@ -47,7 +47,7 @@ func (r Request) Decode(v any) error {
 		return nil
 	}
 	if err := strictJSON(r.Args, v); err != nil {
-		return (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("the running writer cannot read the request %s: %v", r.Op, err)}).
+		return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("the running writer cannot read the request %s: %v", r.Op, err)}).
 			WithHint("it is another version of grimoire: restart it with this one")
 	}
 	return nil
@@ -95,7 +95,7 @@ type Progress struct {
 // Failure is an error as it travels: the code that sets the exit status,
 // and the text the command prints.
 type Failure struct {
-	Code index.Code `json:"code"`
+	Code fault.Code `json:"code"`
 	Text string     `json:"text"`
 }
 
@@ -103,7 +103,7 @@ func failureOf(err error) *Failure {
 	if err == nil {
 		return nil
 	}
-	return &Failure{Code: index.CodeOf(err), Text: err.Error()}
+	return &Failure{Code: fault.CodeOf(err), Text: err.Error()}
 }
 
 // Err is the error the requester returns: it prints as the writer's error
@@ -112,7 +112,7 @@ func (f *Failure) Err() error {
 	if f == nil {
 		return nil
 	}
-	return &index.Error{Code: f.Code, Msg: f.Text}
+	return &fault.Error{Code: f.Code, Msg: f.Text}
 }
 
 // ErrNotTaking is matched by errors.Is when the lock's holder takes no

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 )
 
@@ -132,7 +133,7 @@ func TestAsk(t *testing.T) {
 		// cancel: the requester gives up once the writer works.
 		cancel   bool
 		result   string
-		code     index.Code
+		code     fault.Code
 		text     string
 		progress int
 	}{
@@ -151,9 +152,9 @@ func TestAsk(t *testing.T) {
 			name: "an error keeps its code and text",
 			req:  Request{Version: Version, Op: "delete"},
 			handler: func(context.Context, Request, *Reporter) (any, error) {
-				return nil, (&index.Error{Code: index.NotFound, Msg: `no book "x"`}).WithHint("see list")
+				return nil, (&fault.Error{Code: fault.NotFound, Msg: `no book "x"`}).WithHint("see list")
 			},
-			code: index.NotFound, text: `no book "x" — see list`,
+			code: fault.NotFound, text: `no book "x" — see list`,
 		},
 		{
 			name: "a result and an error",
@@ -161,7 +162,7 @@ func TestAsk(t *testing.T) {
 			handler: func(context.Context, Request, *Reporter) (any, error) {
 				return 3, errors.New("model server down")
 			},
-			result: "3", code: index.Internal, text: "model server down",
+			result: "3", code: fault.Internal, text: "model server down",
 		},
 		{
 			name: "another version is refused",
@@ -170,7 +171,7 @@ func TestAsk(t *testing.T) {
 				t.Error("the handler ran a request of another version")
 				return nil, nil
 			},
-			code: index.Conflict, text: "version",
+			code: fault.Conflict, text: "version",
 		},
 		{
 			name:   "a requester that gives up cancels the work",
@@ -186,7 +187,7 @@ func TestAsk(t *testing.T) {
 					return nil, nil
 				}
 			},
-			code: index.Internal, text: context.Canceled.Error(),
+			code: fault.Internal, text: context.Canceled.Error(),
 		},
 	}
 	for _, tc := range tests {
@@ -218,8 +219,8 @@ func TestAsk(t *testing.T) {
 			if string(res) != tc.result {
 				t.Errorf("result %s, want %s", res, tc.result)
 			}
-			if tc.text == "" && err != nil || tc.text != "" && (err == nil || index.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.text)) {
-				t.Errorf("error %v (code %v), want code %v with %q", err, index.CodeOf(err), tc.code, tc.text)
+			if tc.text == "" && err != nil || tc.text != "" && (err == nil || fault.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.text)) {
+				t.Errorf("error %v (code %v), want code %v with %q", err, fault.CodeOf(err), tc.code, tc.text)
 			}
 			if progress != tc.progress {
 				t.Errorf("%d progress events, want %d", progress, tc.progress)
@@ -248,7 +249,7 @@ func TestDecodeRefusesWhatItDoesNotKnow(t *testing.T) {
 		Slug string `json:"slug"`
 	}
 	req := Request{Version: Version, Op: "delete", Args: json.RawMessage(`{"slug":"x","purge":true}`)}
-	if err := req.Decode(&args); index.CodeOf(err) != index.Conflict {
+	if err := req.Decode(&args); fault.CodeOf(err) != fault.Conflict {
 		t.Errorf("unknown field: %v", err)
 	}
 	req.Args = json.RawMessage(`{"slug":"x"}`)
@@ -291,7 +292,7 @@ func TestPeerCheck(t *testing.T) {
 			if ran != tc.ran {
 				t.Errorf("ran %v, want %v", ran, tc.ran)
 			}
-			if tc.text == "" && err != nil || tc.text != "" && (index.CodeOf(err) != index.Conflict || !strings.Contains(fmt.Sprint(err), tc.text)) {
+			if tc.text == "" && err != nil || tc.text != "" && (fault.CodeOf(err) != fault.Conflict || !strings.Contains(fmt.Sprint(err), tc.text)) {
 				t.Errorf("error %v, want %q", err, tc.text)
 			}
 			if refused := strings.Contains(logged.String(), "refused"); refused != (tc.text != "") {

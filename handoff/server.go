@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 )
 
@@ -204,11 +205,11 @@ func (s *Server) answer(ctx context.Context, conn net.Conn, h Handler) {
 	conn.SetReadDeadline(time.Time{})
 	var req Request
 	if err := json.Unmarshal(line, &req); err != nil {
-		rep.final(nil, index.Errorf(index.Invalid, "a request the writer cannot read: %v", err))
+		rep.final(nil, fault.Errorf(fault.Invalid, "a request the writer cannot read: %v", err))
 		return
 	}
 	if req.Version != Version {
-		rep.final(nil, (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("the running writer speaks version %d of the requests between commands, this command %d", Version, req.Version)}).
+		rep.final(nil, (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("the running writer speaks version %d of the requests between commands, this command %d", Version, req.Version)}).
 			WithHint("run the same grimoire for both: restart the writer with this one"))
 		return
 	}
@@ -238,11 +239,11 @@ func discard(conn net.Conn) {
 func (s *Server) checkPeer(conn net.Conn) error {
 	uid, err := peerUID(conn)
 	if err != nil {
-		return (&index.Error{Code: index.Conflict, Msg: "the running writer cannot tell which user sent the request", Err: err}).
+		return (&fault.Error{Code: fault.Conflict, Msg: "the running writer cannot tell which user sent the request", Err: err}).
 			WithHint("stop it to run the command")
 	}
 	if uid != s.owner {
-		return (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("the running writer takes requests only from its own user (%d), not from another user (%d)", s.owner, uid)}).
+		return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("the running writer takes requests only from its own user (%d), not from another user (%d)", s.owner, uid)}).
 			WithHint("run the command as the user that runs the writer")
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/suggest"
@@ -285,7 +286,7 @@ func (t *Tx) FinishBook(ctx context.Context, id int64) (pruned int, err error) {
 	if n, err := res.RowsAffected(); err != nil {
 		return 0, fmt.Errorf("finish book %d: %w", id, err)
 	} else if n == 0 {
-		return 0, Errorf(NotFound, "finish book %d: it is no longer in the index", id)
+		return 0, fault.Errorf(fault.NotFound, "finish book %d: it is no longer in the index", id)
 	}
 	if err := t.writePostings(ctx, id); err != nil {
 		return 0, err
@@ -404,7 +405,7 @@ func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, erro
 	switch len(found) {
 	case 1:
 	default:
-		return Exclusion{}, (&Error{Code: Invalid, Msg: fmt.Sprintf("%d exclusions match %q", len(found), key)}).
+		return Exclusion{}, (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%d exclusions match %q", len(found), key)}).
 			WithHint("give more of the hash")
 	}
 	err = w.Update(ctx, func(t *Tx) error {
@@ -425,7 +426,7 @@ func exclusionsByPrefix(ex []Exclusion, key string) ([]Exclusion, error) {
 	match, candidates := matchPrefix(k, slugs)
 	switch {
 	case k == "" || match == "" && len(candidates) == 0:
-		return nil, Errorf(NotFound, "no exclusion matches %q%s", key, didYouMean(suggest.Closest(k, slugs, maxSuggestions))).
+		return nil, fault.Errorf(fault.NotFound, "no exclusion matches %q%s", key, didYouMean(suggest.Closest(k, slugs, maxSuggestions))).
 			WithHint("`grimoire exclusions` lists them")
 	case match == "":
 		return nil, ambiguous(key, "exclusions", candidates).WithHint("give more of the slug")
@@ -507,7 +508,7 @@ func (d *DB) CheckStamp(ctx context.Context, want Stamp) error {
 	}
 	if ok {
 		if have != want {
-			return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s holds vectors of %s, but the configuration asks for %s", d.path, have, want)}).
+			return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index %s holds vectors of %s, but the configuration asks for %s", d.path, have, want)}).
 				WithHint("run `grimoire reindex --embeddings` to re-embed the library with the new model, or set [embedding] back")
 		}
 		return nil

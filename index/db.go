@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/grimoire-search/grimoire/fault"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver: pure Go, FTS5 built in
 )
 
@@ -74,7 +75,7 @@ func dsn(path string, params ...string) string {
 // taking the writer lock. holder describes this process for the error that a
 // second writer gets, e.g. "grimoire watch". An index that another process
 // changed since a writer last closed it is checked first; a damaged one is
-// refused with a Damaged error.
+// refused with a fault.Damaged error.
 func OpenWriter(ctx context.Context, path, holder string) (*Writer, error) {
 	abs, lock, err := lockIndex(path, holder)
 	if err != nil {
@@ -175,7 +176,7 @@ func openWriter(ctx context.Context, abs string, own *fileLock, lockID, holder s
 	// An index made by an older grimoire, or copied in, is made private
 	// too: its -wal and -shm keep their mode while they exist.
 	keepPrivate(abs)
-	db, err := sql.Open("sqlite", dsn(abs,
+	db, err := openSQL(dsn(abs,
 		"_pragma=busy_timeout(10000)",
 		"_pragma=journal_mode(WAL)",
 		"_pragma=synchronous(NORMAL)",
@@ -280,7 +281,7 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// OpenReader opens the index at path read-only. It fails with a NotFound
+// OpenReader opens the index at path read-only. It fails with a fault.NotFound
 // error when there is no index yet. An index in a folder that no one can
 // write to (a read-only mount, a folder without write permission) is read
 // as an unchanging snapshot.
@@ -290,7 +291,7 @@ func OpenReader(ctx context.Context, path string) (*Reader, error) {
 		return nil, fmt.Errorf("index %s: %w", path, err)
 	}
 	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
-		return nil, (&Error{Code: NotFound, Msg: "no index at " + abs}).
+		return nil, (&fault.Error{Code: fault.NotFound, Msg: "no index at " + abs}).
 			WithHint("run `grimoire sync` to build it")
 	}
 	r, err := openReader(ctx, abs, false)
@@ -312,7 +313,7 @@ func openReader(ctx context.Context, abs string, snapshot bool) (*Reader, error)
 		// writer can start beside it (snapshotRefused).
 		params = append(params, "immutable=1")
 	}
-	db, err := sql.Open("sqlite", dsn(abs, append(params,
+	db, err := openSQL(dsn(abs, append(params,
 		"_pragma=busy_timeout(10000)",
 		"_pragma=cache_size(-32000)",
 		"_pragma=query_only(1)",
@@ -334,11 +335,11 @@ func openReader(ctx context.Context, abs string, snapshot bool) (*Reader, error)
 func snapshotRefused(abs string) error {
 	dir := filepath.Dir(abs)
 	if fi, err := os.Stat(abs + "-wal"); err == nil && fi.Size() > 0 {
-		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s cannot be read from its read-only folder: a writer stopped without folding its write-ahead log (%s) into it", abs, filepath.Base(abs)+"-wal")}).
+		return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index %s cannot be read from its read-only folder: a writer stopped without folding its write-ahead log (%s) into it", abs, filepath.Base(abs)+"-wal")}).
 			WithHint("open it once where its folder is writable (any grimoire command does it), then make the folder read-only again")
 	}
 	if !readOnlyForAll(dir) {
-		return (&Error{Code: Internal, Msg: fmt.Sprintf("index %s cannot be read by this user: SQLite must create %s in %s", abs, filepath.Base(abs)+"-shm", dir)}).
+		return (&fault.Error{Code: fault.Internal, Msg: fmt.Sprintf("index %s cannot be read by this user: SQLite must create %s in %s", abs, filepath.Base(abs)+"-shm", dir)}).
 			WithHint("let this user write to that folder, or make it read-only for everyone (chmod a-w) to read the index as a snapshot")
 	}
 	return nil
@@ -357,13 +358,13 @@ func (r *Reader) init(ctx context.Context) error {
 	}
 	switch {
 	case v == 0:
-		return (&Error{Code: NotFound, Msg: "index " + r.path + " is empty"}).
+		return (&fault.Error{Code: fault.NotFound, Msg: "index " + r.path + " is empty"}).
 			WithHint("run `grimoire sync` to build it")
 	case v < SchemaVersion():
-		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s has schema version %d, this grimoire needs %d", r.path, v, SchemaVersion()), Err: ErrOutdated}).
+		return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index %s has schema version %d, this grimoire needs %d", r.path, v, SchemaVersion()), Err: ErrOutdated}).
 			WithHint("run `grimoire sync` once to upgrade it")
 	case v > SchemaVersion():
-		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s has schema version %d, newer than this grimoire (%d)", r.path, v, SchemaVersion())}).
+		return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index %s has schema version %d, newer than this grimoire (%d)", r.path, v, SchemaVersion())}).
 			WithHint("upgrade grimoire")
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"modernc.org/sqlite"
 )
 
@@ -38,11 +39,11 @@ func isDamage(err error) bool {
 // RebuildHint is what to do about a damaged index.
 const RebuildHint = "run `grimoire rebuild`: it keeps the damaged file beside the index, builds the index again from the library, and reuses the contexts and vectors it can still read"
 
-func damagedError(path string, err error) *Error {
-	return (&Error{Code: Damaged, Msg: "index " + path + " is damaged", Err: err}).WithHints(RebuildHint, "tell the user to run `grimoire rebuild`: it builds the index again and keeps what it can")
+func damagedError(path string, err error) *fault.Error {
+	return (&fault.Error{Code: fault.Damaged, Msg: "index " + path + " is damaged", Err: err}).WithHints(RebuildHint, "tell the user to run `grimoire rebuild`: it builds the index again and keeps what it can")
 }
 
-// ExplainDamage returns err as a Damaged error naming the index at path
+// ExplainDamage returns err as a fault.Damaged error naming the index at path
 // when SQLite reported corruption anywhere in its chain, so that every
 // command and tool that meets a damaged page says the same thing. Other
 // errors are returned unchanged.
@@ -50,8 +51,8 @@ func ExplainDamage(err error, path string) error {
 	if err == nil || !isDamage(err) {
 		return err
 	}
-	var e *Error
-	if errors.As(err, &e) && e.Code == Damaged {
+	var e *fault.Error
+	if errors.As(err, &e) && e.Code == fault.Damaged {
 		return err
 	}
 	return damagedError(path, err)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // filledIndex makes an index of n one-chunk books, with contexts, vectors,
@@ -164,14 +166,14 @@ func TestWriterRefusesDamagedIndex(t *testing.T) {
 	filledIndex(t, path, 60)
 	damage(t, path, 3, 1)
 	_, err := OpenWriter(contextBG, path, "grimoire sync")
-	if CodeOf(err) != Damaged || !strings.Contains(err.Error(), "grimoire rebuild") || !strings.Contains(err.Error(), path) {
+	if fault.CodeOf(err) != fault.Damaged || !strings.Contains(err.Error(), "grimoire rebuild") || !strings.Contains(err.Error(), path) {
 		t.Fatalf("writer on a damaged index: %v", err)
 	}
 	// Readers do not check the whole file, but every error that comes
 	// from a damaged page is explained the same way.
 	r, err := OpenReader(contextBG, path)
 	if err != nil {
-		if CodeOf(err) != Damaged {
+		if fault.CodeOf(err) != fault.Damaged {
 			t.Fatalf("reader open: %v", err)
 		}
 		return
@@ -181,8 +183,8 @@ func TestWriterRefusesDamagedIndex(t *testing.T) {
 	if err == nil {
 		t.Fatal("status of a damaged index succeeded")
 	}
-	if CodeOf(err) != Damaged {
-		t.Errorf("CodeOf(%v) = %v", err, CodeOf(err))
+	if fault.CodeOf(err) != fault.Damaged {
+		t.Errorf("CodeOf(%v) = %v", err, fault.CodeOf(err))
 	}
 	if e := ExplainDamage(err, path); !strings.Contains(e.Error(), "is damaged") || !strings.Contains(e.Error(), RebuildHint) {
 		t.Errorf("explained: %v", e)
@@ -195,10 +197,10 @@ func TestWriterRefusesDamagedIndex(t *testing.T) {
 func TestOpenErrorsNameTheirCause(t *testing.T) {
 	tests := []struct {
 		name, content string
-		want          Code
+		want          fault.Code
 	}{
-		{"random bytes", strings.Repeat("\x13\x37garbage", 1000), Damaged},
-		{"a header and nothing else", "SQLite format 3\x00\x10\x00\x02\x02\x00\x40\x20\x20", Damaged},
+		{"random bytes", strings.Repeat("\x13\x37garbage", 1000), fault.Damaged},
+		{"a header and nothing else", "SQLite format 3\x00\x10\x00\x02\x02\x00\x40\x20\x20", fault.Damaged},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -207,8 +209,8 @@ func TestOpenErrorsNameTheirCause(t *testing.T) {
 			_, werr := OpenWriter(contextBG, path, "t")
 			_, rerr := OpenReader(contextBG, path)
 			for _, err := range []error{werr, rerr} {
-				if CodeOf(err) != tc.want || strings.Contains(fmt.Sprint(err), "FTS5") {
-					t.Errorf("open: code %v: %v", CodeOf(err), err)
+				if fault.CodeOf(err) != tc.want || strings.Contains(fmt.Sprint(err), "FTS5") {
+					t.Errorf("open: code %v: %v", fault.CodeOf(err), err)
 				}
 			}
 		})
@@ -274,7 +276,7 @@ func TestForeignWriteVoidsTheSeal(t *testing.T) {
 	if c := readLockFile(path + ".lock"); c.Sealed != nil {
 		t.Fatalf("a file changed behind the writer was sealed: %+v", c.Sealed)
 	}
-	if _, err := OpenWriter(contextBG, path, "t"); CodeOf(err) != Damaged {
+	if _, err := OpenWriter(contextBG, path, "t"); fault.CodeOf(err) != fault.Damaged {
 		t.Fatalf("next writer: %v", err)
 	}
 }
@@ -288,7 +290,7 @@ func TestDeletedLockFileStillKeepsOneWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := OpenWriter(contextBG, w.Path(), "grimoire sync")
-	if CodeOf(err) != Conflict || !strings.Contains(err.Error(), fmt.Sprintf("grimoire test (pid %d", os.Getpid())) {
+	if fault.CodeOf(err) != fault.Conflict || !strings.Contains(err.Error(), fmt.Sprintf("grimoire test (pid %d", os.Getpid())) {
 		t.Fatalf("second writer without the lock file: %v", err)
 	}
 	r, err := OpenReader(contextBG, w.Path())
@@ -299,7 +301,7 @@ func TestDeletedLockFileStillKeepsOneWriter(t *testing.T) {
 	if h, running := r.Writer(contextBG); !running || h.Command != "grimoire test" {
 		t.Errorf("Writer() = %+v, %v", h, running)
 	}
-	if _, err := Rebuild(contextBG, w.Path(), "grimoire rebuild"); CodeOf(err) != Conflict {
+	if _, err := Rebuild(contextBG, w.Path(), "grimoire rebuild"); fault.CodeOf(err) != fault.Conflict {
 		t.Errorf("rebuild beside the writer: %v", err)
 	}
 	w.Close()
@@ -338,7 +340,7 @@ func TestTakenOverWriterStops(t *testing.T) {
 			return err
 		},
 	} {
-		if err := write(); !errors.Is(err, ErrWriterReplaced) || CodeOf(err) != Conflict || !strings.Contains(err.Error(), "grimoire watch") {
+		if err := write(); !errors.Is(err, ErrWriterReplaced) || fault.CodeOf(err) != fault.Conflict || !strings.Contains(err.Error(), "grimoire watch") {
 			t.Errorf("%s by the replaced writer: %v", name, err)
 		}
 	}
@@ -420,7 +422,7 @@ func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 			// Stopped before it finished, the rebuild keeps other writers
 			// out, and resumes where it was.
 			w.Close()
-			if _, err := OpenWriter(contextBG, path, "grimoire sync"); CodeOf(err) != Conflict || !strings.Contains(err.Error(), "grimoire rebuild") {
+			if _, err := OpenWriter(contextBG, path, "grimoire sync"); fault.CodeOf(err) != fault.Conflict || !strings.Contains(err.Error(), "grimoire rebuild") {
 				t.Errorf("a writer during the rebuild: %v", err)
 			}
 			w, err = Rebuild(contextBG, path, "grimoire rebuild")
@@ -513,7 +515,7 @@ func TestSealedFileIsNotCheckedAgain(t *testing.T) {
 	w.Close()
 	os.WriteFile(path+".lock", nil, 0o644)
 	os.Chtimes(path, fi.ModTime(), fi.ModTime())
-	if _, err := OpenWriter(contextBG, path, "t"); CodeOf(err) != Damaged || !strings.Contains(err.Error(), "quick_check") {
+	if _, err := OpenWriter(contextBG, path, "t"); fault.CodeOf(err) != fault.Damaged || !strings.Contains(err.Error(), "quick_check") {
 		t.Fatalf("an unsealed file was not checked: %v", err)
 	}
 }

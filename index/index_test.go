@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 func mustOpenWriter(t *testing.T) *Writer {
@@ -70,8 +72,8 @@ func TestSecondWriterIsRefusedWithHolder(t *testing.T) {
 	if err == nil {
 		t.Fatal("second writer opened")
 	}
-	if CodeOf(err) != Conflict {
-		t.Errorf("code = %v, want Conflict", CodeOf(err))
+	if fault.CodeOf(err) != fault.Conflict {
+		t.Errorf("code = %v, want fault.Conflict", fault.CodeOf(err))
 	}
 	if !strings.Contains(err.Error(), "grimoire test (pid") {
 		t.Errorf("error does not name the holder: %v", err)
@@ -102,7 +104,7 @@ func TestReaderIsReadOnly(t *testing.T) {
 	if _, err := r.db.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('x', 'y')`); err == nil {
 		t.Fatal("a reader could write")
 	}
-	if _, err := OpenReader(ctx, filepath.Join(t.TempDir(), "none.db")); CodeOf(err) != NotFound {
+	if _, err := OpenReader(ctx, filepath.Join(t.TempDir(), "none.db")); fault.CodeOf(err) != fault.NotFound {
 		t.Fatalf("reader on a missing index: %v", err)
 	}
 }
@@ -307,7 +309,7 @@ func TestLiftExclusionKeys(t *testing.T) {
 			if !tc.legacy && ex[0].Slug != b.Slug {
 				t.Errorf("stored slug %q, the book's was %q", ex[0].Slug, b.Slug)
 			}
-			if _, err := w.LiftExclusion(ctx, "no-such-book"); !errors.Is(err, ErrNotFound) {
+			if _, err := w.LiftExclusion(ctx, "no-such-book"); !errors.Is(err, fault.ErrNotFound) {
 				t.Errorf("an unknown name: %v", err)
 			}
 			if _, err := w.LiftExclusion(ctx, tc.key(ex[0])); err != nil {
@@ -352,7 +354,7 @@ func TestCopyMoveDeleteAndExclusion(t *testing.T) {
 	if created != 0 {
 		t.Error("an excluded content came back")
 	}
-	if _, err := w.DeleteBook(ctx, b.Slug); !errors.Is(err, ErrNotFound) {
+	if _, err := w.DeleteBook(ctx, b.Slug); !errors.Is(err, fault.ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
 	}
 	ex, err := w.Exclusions(ctx)
@@ -410,7 +412,7 @@ func TestStamp(t *testing.T) {
 	other := s
 	other.Model = "m2"
 	err := w.CheckStamp(ctx, other)
-	if CodeOf(err) != Conflict || !strings.Contains(err.Error(), "reindex --embeddings") {
+	if fault.CodeOf(err) != fault.Conflict || !strings.Contains(err.Error(), "reindex --embeddings") {
 		t.Fatalf("model switch: %v", err)
 	}
 }

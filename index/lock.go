@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // LockHolder describes the process that holds the writer lock. It is written
@@ -207,7 +209,7 @@ func lockedError(dbPath string, h LockHolder) error {
 		}
 		who += fmt.Sprintf(", since %s)", h.Started.Local().Format("2006-01-02 15:04:05"))
 	}
-	return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s is being written by %s", dbPath, who)}).
+	return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index %s is being written by %s", dbPath, who)}).
 		WithHint("only one writer runs at a time: wait for it or stop it; read-only commands (query, status, list, serve) work meanwhile")
 }
 

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // The lock file alone cannot keep a second writer out once it is deleted:
@@ -111,7 +113,7 @@ func (w *Writer) stillOurs(ctx context.Context, tx *sql.Tx) error {
 	if ok {
 		who = fmt.Sprintf("%s (pid %d)", rec.Command, rec.PID)
 	}
-	return (&Error{Code: Conflict, Msg: fmt.Sprintf("index %s was taken over by %s", w.path, who), Err: ErrWriterReplaced}).
+	return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index %s was taken over by %s", w.path, who), Err: ErrWriterReplaced}).
 		WithHint("this process stops writing: only one writer runs at a time (was the lock file deleted?)")
 }
 

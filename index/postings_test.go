@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
 )
@@ -440,7 +441,7 @@ func TestFinishBookPrunedMeanwhile(t *testing.T) {
 		t.Fatalf("pruned %d books, want 1", n)
 	}
 	_, err = w.FinishBook(ctx, id)
-	if !errors.Is(err, ErrNotFound) {
+	if !errors.Is(err, fault.ErrNotFound) {
 		t.Errorf("FinishBook of a pruned book: %v, want not found", err)
 	}
 	if err := w.Check(ctx); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/vec8"
 )
@@ -216,13 +217,13 @@ func (d *DB) BookIDs(ctx context.Context, f BookFilter) (map[int64]bool, error) 
 }
 
 // Book returns the book that slug names: the book with that slug, else
-// the only one whose slug begins with it. An ambiguous prefix is Invalid;
-// a slug no book has is NotFound, naming the nearest (see ResolveSlug).
+// the only one whose slug begins with it. An ambiguous prefix is fault.Invalid;
+// a slug no book has is fault.NotFound, naming the nearest (see ResolveSlug).
 func (d *DB) Book(ctx context.Context, slug string) (Book, error) {
 	return bookBySlug(ctx, d.db, slug)
 }
 
-// BookByID returns book id with its counts and paths; NotFound when it is
+// BookByID returns book id with its counts and paths; fault.NotFound when it is
 // gone (pruned, or replaced while it was ingested).
 func (d *DB) BookByID(ctx context.Context, id int64) (Book, error) {
 	books, err := d.queryBooks(ctx, `WHERE b.id = ?`, id)
@@ -230,7 +231,7 @@ func (d *DB) BookByID(ctx context.Context, id int64) (Book, error) {
 		return Book{}, err
 	}
 	if len(books) == 0 {
-		return Book{}, Errorf(NotFound, "book %d is gone", id)
+		return Book{}, fault.Errorf(fault.NotFound, "book %d is gone", id)
 	}
 	return books[0], nil
 }
@@ -288,7 +289,7 @@ WHERE s.book_id = ? AND s.chapter_idx = ? AND s.idx = ?`, id, chapter, section).
 		&s.ChapterIndex, &s.Index, &s.Title, &s.Synthesized, &s.Anchor, &s.PageStart, &s.PageEnd, &s.Tokens,
 		&s.FirstChunk, &s.ChunkCount, &st.text, &st.fromChunks, &chTitle)
 	if err == sql.ErrNoRows {
-		return s, "", &Error{Code: NotFound, Msg: fmt.Sprintf("no section %d of chapter %d", section, chapter)}
+		return s, "", &fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("no section %d of chapter %d", section, chapter)}
 	}
 	if err != nil {
 		return s, "", fmt.Errorf("section %d.%d of book %d: %w", chapter, section, id, err)

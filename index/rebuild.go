@@ -2,13 +2,14 @@ package index
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // A rebuild replaces an index (damaged, usually) with one built again from
@@ -48,7 +49,7 @@ type rebuildState struct {
 }
 
 func rebuildUnfinished(abs string) error {
-	return (&Error{Code: Conflict, Msg: fmt.Sprintf("a rebuild of index %s is unfinished", abs)}).
+	return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("a rebuild of index %s is unfinished", abs)}).
 		WithHint("run `grimoire rebuild` to finish it")
 }
 
@@ -77,7 +78,7 @@ func Rebuild(ctx context.Context, path, holder string) (*Writer, error) {
 func rebuild(ctx context.Context, abs string, lock *fileLock, holder string) (*Writer, error) {
 	tmp := abs + rebuildSuffix
 	if !exists(tmp) && !exists(abs) {
-		return nil, (&Error{Code: NotFound, Msg: "no index at " + abs + " to rebuild"}).
+		return nil, (&fault.Error{Code: fault.NotFound, Msg: "no index at " + abs + " to rebuild"}).
 			WithHint("run `grimoire sync` to build it")
 	}
 	inPlace := false
@@ -106,7 +107,7 @@ func rebuild(ctx context.Context, abs string, lock *fileLock, holder string) (*W
 // peek reads, as far as it can, the writer recorded in the index at abs,
 // and whether the index is a new one whose rebuild stopped in stage 3.
 func peek(ctx context.Context, abs string) (rec writerRecord, hasWriter, rebuilding bool) {
-	db, err := sql.Open("sqlite", dsn(abs, "mode=ro", "_pragma=busy_timeout(10000)"))
+	db, err := openSQL(dsn(abs, "mode=ro", "_pragma=busy_timeout(10000)"))
 	if err != nil {
 		return rec, false, false
 	}

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,7 +101,7 @@ ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode
 // remembered (7), so that it answers before a writer upgrades the index,
 // and writes nothing.
 func RemembersFolder(ctx context.Context, path, folder string) (bool, error) {
-	db, err := sql.Open("sqlite", dsn(path, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=query_only(1)"))
+	db, err := openSQL(dsn(path, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=query_only(1)"))
 	if err != nil {
 		return false, fmt.Errorf("index %s: %w", path, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/vec8"
 )
 
@@ -104,20 +105,20 @@ type salvager struct {
 // tables, recording in st the stamps it finds and whether the old index
 // is damaged.
 func salvage(ctx context.Context, from string, dst *Writer, st *rebuildState) error {
-	src, err := sql.Open("sqlite", dsn(from, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=cache_size(-32000)"))
+	src, err := openSQL(dsn(from, "mode=ro", "_pragma=busy_timeout(10000)", "_pragma=cache_size(-32000)"))
 	if err != nil {
 		return fmt.Errorf("rebuild: open %s: %w", from, err)
 	}
 	defer src.Close()
 	if err := ping(ctx, src, from); err != nil {
-		if CodeOf(err) != Damaged {
+		if fault.CodeOf(err) != fault.Damaged {
 			return fmt.Errorf("rebuild: %w", err)
 		}
 		// Nothing can be read: the rebuild starts from the library alone.
 		st.Damaged = true
 		return nil
 	}
-	if err := quickCheck(ctx, src, from); CodeOf(err) == Damaged {
+	if err := quickCheck(ctx, src, from); fault.CodeOf(err) == fault.Damaged {
 		st.Damaged = true
 	} else if err != nil {
 		return fmt.Errorf("rebuild: %w", err)

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // migrations are applied in order, by runMigration, which also does what a
@@ -534,7 +536,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	if v > len(migrations) {
-		return (&Error{Code: Conflict, Msg: fmt.Sprintf("index schema version %d is newer than this grimoire understands (%d)", v, len(migrations))}).
+		return (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("index schema version %d is newer than this grimoire understands (%d)", v, len(migrations))}).
 			WithHint("upgrade grimoire, or point db_path at a new index")
 	}
 	if v == len(migrations) {

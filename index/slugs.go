@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 )
 
@@ -25,13 +26,13 @@ const maxCandidates = 10
 // ResolveSlug returns the slug among slugs that key names: the one equal to
 // it, else the only one that begins with it (ignoring case and surrounding
 // space), so that "alice" names "alice-s-adventures-in-wonderland" when no
-// other slug begins so. A prefix that several slugs begin with is Invalid
-// and lists them; a key that none begins with is NotFound and names up to
+// other slug begins so. A prefix that several slugs begin with is fault.Invalid
+// and lists them; a key that none begins with is fault.NotFound and names up to
 // three near slugs.
 func ResolveSlug(key string, slugs []string) (string, error) {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if k == "" {
-		return "", Errorf(Invalid, "no book given").WithHints(listHint, listToolHint)
+		return "", fault.Errorf(fault.Invalid, "no book given").WithHints(listHint, listToolHint)
 	}
 	if slices.Contains(slugs, key) {
 		return key, nil
@@ -66,12 +67,12 @@ func matchPrefix(k string, names []string) (match string, candidates []string) {
 }
 
 // ambiguous says that key begins several names of things, listing some.
-func ambiguous(key, things string, candidates []string) *Error {
+func ambiguous(key, things string, candidates []string) *fault.Error {
 	shown := strings.Join(candidates[:min(len(candidates), maxCandidates)], ", ")
 	if more := len(candidates) - maxCandidates; more > 0 {
 		shown += fmt.Sprintf(" and %d more", more)
 	}
-	return Errorf(Invalid, "%q could be %d %s: %s", key, len(candidates), things, shown)
+	return fault.Errorf(fault.Invalid, "%q could be %d %s: %s", key, len(candidates), things, shown)
 }
 
 // didYouMean is the tail of a not-found message: the near names, if any.
@@ -83,7 +84,7 @@ func didYouMean(near []string) string {
 }
 
 func bookNotFound(key string, near []string) error {
-	return Errorf(NotFound, "no book %q%s", key, didYouMean(near)).WithHints(listHint, listToolHint)
+	return fault.Errorf(fault.NotFound, "no book %q%s", key, didYouMean(near)).WithHints(listHint, listToolHint)
 }
 
 // bookBySlug returns the book key names (see ResolveSlug).

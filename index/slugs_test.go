@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 var librarySlugs = []string{
@@ -21,7 +23,7 @@ func TestResolveSlug(t *testing.T) {
 		name string
 		key  string
 		want string
-		code Code
+		code fault.Code
 		// msg is a part of the error's text.
 		msg string
 	}{
@@ -29,13 +31,13 @@ func TestResolveSlug(t *testing.T) {
 		{name: "unique prefix", key: "pride", want: "pride-and-prejudice"},
 		{name: "prefix in capitals, with space", key: " Pride ", want: "pride-and-prejudice"},
 		{name: "a whole slug that begins another", key: "moby-dick", want: "moby-dick"},
-		{name: "a prefix of both", key: "moby", code: Invalid, msg: `"moby" could be 2 books: moby-dick, moby-dick-or-the-whale`},
-		{name: "ambiguous prefix", key: "alice", code: Invalid, msg: "alice-s-adventures-in-wonderland, alice-s-adventures-in-wonderland-3"},
-		{name: "typo", key: "prdie", code: NotFound, msg: `no book "prdie": did you mean "pride-and-prejudice"?`},
-		{name: "a word inside", key: "whale", code: NotFound, msg: `did you mean "moby-dick-or-the-whale"?`},
-		{name: "nearest first", key: "ALICE-S-ADVENTURES-IN-WONDERLAND-4", code: NotFound, msg: `did you mean "alice-s-adventures-in-wonderland-3" or "alice-s-adventures-in-wonderland"?`},
-		{name: "nothing near", key: "zzzzzz", code: NotFound, msg: `no book "zzzzzz" — `},
-		{name: "empty", key: "  ", code: Invalid, msg: "no book given"},
+		{name: "a prefix of both", key: "moby", code: fault.Invalid, msg: `"moby" could be 2 books: moby-dick, moby-dick-or-the-whale`},
+		{name: "ambiguous prefix", key: "alice", code: fault.Invalid, msg: "alice-s-adventures-in-wonderland, alice-s-adventures-in-wonderland-3"},
+		{name: "typo", key: "prdie", code: fault.NotFound, msg: `no book "prdie": did you mean "pride-and-prejudice"?`},
+		{name: "a word inside", key: "whale", code: fault.NotFound, msg: `did you mean "moby-dick-or-the-whale"?`},
+		{name: "nearest first", key: "ALICE-S-ADVENTURES-IN-WONDERLAND-4", code: fault.NotFound, msg: `did you mean "alice-s-adventures-in-wonderland-3" or "alice-s-adventures-in-wonderland"?`},
+		{name: "nothing near", key: "zzzzzz", code: fault.NotFound, msg: `no book "zzzzzz" — `},
+		{name: "empty", key: "  ", code: fault.Invalid, msg: "no book given"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ResolveSlug(tc.key, librarySlugs)
@@ -45,7 +47,7 @@ func TestResolveSlug(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
+			if err == nil || fault.CodeOf(err) != tc.code || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("ResolveSlug(%q) = %q, %v; want code %d and %q", tc.key, got, err, tc.code, tc.msg)
 			}
 		})
@@ -77,12 +79,12 @@ func FuzzResolveSlug(f *testing.F) {
 			}
 		case slices.Contains(slugs, key) && key != "" && strings.TrimSpace(key) != "":
 			t.Fatalf("ResolveSlug(%q, %q): %v, but it is a slug", key, slugs, err)
-		case CodeOf(err) == Invalid && k != "" && begun < 2:
+		case fault.CodeOf(err) == fault.Invalid && k != "" && begun < 2:
 			t.Fatalf("ResolveSlug(%q, %q): ambiguous with %d candidates: %v", key, slugs, begun, err)
-		case CodeOf(err) == NotFound && begun > 0:
+		case fault.CodeOf(err) == fault.NotFound && begun > 0:
 			t.Fatalf("ResolveSlug(%q, %q): not found, but %d slugs begin with it: %v", key, slugs, begun, err)
-		case CodeOf(err) != Invalid && CodeOf(err) != NotFound:
-			t.Fatalf("ResolveSlug(%q, %q): code %d: %v", key, slugs, CodeOf(err), err)
+		case fault.CodeOf(err) != fault.Invalid && fault.CodeOf(err) != fault.NotFound:
+			t.Fatalf("ResolveSlug(%q, %q): code %d: %v", key, slugs, fault.CodeOf(err), err)
 		}
 	})
 }
@@ -100,10 +102,10 @@ func TestBookAndDeleteByPrefix(t *testing.T) {
 	if err != nil || b.Title != "Whales" {
 		t.Fatalf("Book(wha) = %q, %v", b.Title, err)
 	}
-	if _, err := w.Book(ctx, "the-owl"); CodeOf(err) != Invalid || !strings.Contains(err.Error(), "the-owl-book, the-owl-book-again") {
+	if _, err := w.Book(ctx, "the-owl"); fault.CodeOf(err) != fault.Invalid || !strings.Contains(err.Error(), "the-owl-book, the-owl-book-again") {
 		t.Errorf("Book(the-owl): %v", err)
 	}
-	if _, err := w.Book(ctx, "whaels"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `did you mean "whales"?`) {
+	if _, err := w.Book(ctx, "whaels"); !errors.Is(err, fault.ErrNotFound) || !strings.Contains(err.Error(), `did you mean "whales"?`) {
 		t.Errorf("Book(whaels): %v", err)
 	}
 	if b, err = w.DeleteBook(ctx, "the-owl-book-a"); err != nil || b.Title != "The Owl Book Again" {

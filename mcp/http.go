@@ -11,10 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/mark3labs/mcp-go/server"
 	"golang.org/x/net/netutil"
-
-	"github.com/grimoire-search/grimoire/index"
 )
 
 // HTTPOptions guard the streamable HTTP transport. Zero values take the
@@ -95,16 +94,16 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // Validate checks what a user can get wrong: the token and the origins.
 func (o HTTPOptions) Validate() error {
 	if o.Token != "" && o.NoAuth {
-		return (&index.Error{Code: index.Invalid, Msg: "a bearer token was given and also --no-auth"}).
+		return (&fault.Error{Code: fault.Invalid, Msg: "a bearer token was given and also --no-auth"}).
 			WithHint("unset GRIMOIRE_HTTP_TOKEN or drop --no-auth")
 	}
 	if o.Token != "" && (len(o.Token) < minTokenLen || strings.ContainsAny(o.Token, " \t\r\n")) {
-		return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("the bearer token must be at least %d characters without spaces", minTokenLen)}).
+		return (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("the bearer token must be at least %d characters without spaces", minTokenLen)}).
 			WithHint("make one with `openssl rand -hex 32`, or leave GRIMOIRE_HTTP_TOKEN unset for grimoire to make one")
 	}
 	for _, o := range o.AllowOrigins {
 		if _, err := parseOrigin(o); err != nil {
-			return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("--allow-origin %q: %v", o, err)}).
+			return (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("--allow-origin %q: %v", o, err)}).
 				WithHint("give an origin as a browser sends it, like https://app.example or http://localhost:6274")
 		}
 	}
@@ -207,7 +206,7 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(net.Addr
 	}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !IsLoopback(host) && o.Token == "" && !o.NoAuth {
 		ln.Close()
-		return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%s is reachable from other machines and no bearer token is set", addr)}).
+		return (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%s is reachable from other machines and no bearer token is set", addr)}).
 			WithHint("set GRIMOIRE_HTTP_TOKEN, or pass --no-auth to let anyone who can reach it read the library")
 	}
 	ctx, cancel := context.WithCancel(ctx)

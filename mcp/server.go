@@ -16,6 +16,7 @@ import (
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
@@ -139,19 +140,19 @@ func result(v any, text string) *mcpgo.CallToolResult {
 // the user can fix (the input, a missing book, another writer, a model
 // server that is down or lacks the model) keeps its message and hint, by
 // the same codes as the CLI's exit status; internal failures say so. The
-// hint is the one written for the tools (index.Error's ToolHint), which
+// hint is the one written for the tools (fault.Error's ToolHint), which
 // names them rather than the CLI's commands.
 func (s *Server) toolError(op string, err error) *mcpgo.CallToolResult {
 	err = index.ExplainDamage(err, s.lib.DB.Path())
-	switch index.CodeOf(err) {
-	case index.Invalid, index.NotFound, index.Conflict:
-		return mcpgo.NewToolResultError(index.ToolMessage(err))
+	switch fault.CodeOf(err) {
+	case fault.Invalid, fault.NotFound, fault.Conflict:
+		return mcpgo.NewToolResultError(fault.ToolMessage(err))
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return mcpgo.NewToolResultError(op + " was cancelled")
 	}
 	s.log.Error("tool failed", "tool", op, "err", err)
-	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %s", op, index.ToolMessage(err)))
+	return mcpgo.NewToolResultError(fmt.Sprintf("%s failed inside grimoire: %s", op, fault.ToolMessage(err)))
 }
 
 func oneLine(s string, n int) string {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/rerank"
 )
@@ -58,7 +59,7 @@ func (s *Searcher) crossRerank(ctx context.Context, r request, fused map[int64]*
 	begin := time.Now()
 	scores, err := s.opts.Reranker.Rerank(ctx, r.phrasings[0], passages)
 	if err != nil {
-		if ctx.Err() != nil || (index.CodeOf(err) == index.Invalid && !errors.Is(err, rerank.ErrUnreachable)) {
+		if ctx.Err() != nil || (fault.CodeOf(err) == fault.Invalid && !errors.Is(err, rerank.ErrUnreachable)) {
 			return err
 		}
 		what := "the reranker failed"

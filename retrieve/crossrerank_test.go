@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/rerank"
 )
 
@@ -142,8 +142,8 @@ func TestCrossRerankFailures(t *testing.T) {
 				if !errors.Is(err, want) || len(f.queries) != 1 {
 					t.Fatalf("search: %v, want %v from the reranker", err, want)
 				}
-				if tc.err != nil && index.CodeOf(err) != index.Invalid {
-					t.Errorf("code %v, want Invalid", index.CodeOf(err))
+				if tc.err != nil && fault.CodeOf(err) != fault.Invalid {
+					t.Errorf("code %v, want Invalid", fault.CodeOf(err))
 				}
 				return
 			}

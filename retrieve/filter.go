@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 )
@@ -22,7 +23,7 @@ func checkType(typ string, types []string) (string, error) {
 	if near := suggest.Closest(t, types, 1); len(near) > 0 {
 		msg += ": did you mean " + suggest.List(near) + "?"
 	}
-	return "", (&index.Error{Code: index.Invalid, Msg: msg}).WithHint("the types are " + strings.Join(types, ", "))
+	return "", (&fault.Error{Code: fault.Invalid, Msg: msg}).WithHint("the types are " + strings.Join(types, ", "))
 }
 
 // checkSelects returns a NotFound error when the filters of f select no
@@ -71,7 +72,7 @@ func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
 	if len(why) == 0 {
 		why = append(why, "no book matches "+describe(f)+" together")
 	}
-	return (&index.Error{Code: index.NotFound, Msg: strings.Join(why, "; ")}).
+	return (&fault.Error{Code: fault.NotFound, Msg: strings.Join(why, "; ")}).
 		WithHints("`grimoire list` shows each book's author and type, and a calibre library's tags and series",
 			"list_books shows each book's author and type, and a calibre library's tags and series")
 }
@@ -146,7 +147,7 @@ func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
 	if err != nil || len(why) == 0 {
 		return err
 	}
-	return (&index.Error{Code: index.NotFound, Msg: strings.Join(why, "; ")}).
+	return (&fault.Error{Code: fault.NotFound, Msg: strings.Join(why, "; ")}).
 		WithHint("`grimoire list --json` (or list_books) shows each book's tags and series")
 }
 

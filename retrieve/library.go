@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/mdbook"
 )
@@ -221,19 +222,19 @@ func (l *Library) Section(ctx context.Context, slug string, chapter, section, of
 		return SectionView{}, err
 	}
 	if chapter < 0 || section < 0 {
-		return SectionView{}, index.Errorf(index.Invalid, "chapter and section indexes start at 0")
+		return SectionView{}, fault.Errorf(fault.Invalid, "chapter and section indexes start at 0")
 	}
 	s, chTitle, err := l.DB.Section(ctx, b.ID, chapter, section)
 	if err != nil {
-		if index.CodeOf(err) == index.NotFound {
-			return SectionView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s has no section %d in chapter %d", slug, section, chapter)}).
+		if fault.CodeOf(err) == fault.NotFound {
+			return SectionView{}, (&fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("%s has no section %d in chapter %d", slug, section, chapter)}).
 				WithHints(fmt.Sprintf("`grimoire outline %s` lists the chapter and section indexes", b.Slug), "get_book_outline lists the chapter and section indexes")
 		}
 		return SectionView{}, err
 	}
 	runes := []rune(s.Text)
 	if offset < 0 || offset > len(runes) {
-		return SectionView{}, index.Errorf(index.Invalid, "offset %d is outside the section (0–%d characters)", offset, len(runes))
+		return SectionView{}, fault.Errorf(fault.Invalid, "offset %d is outside the section (0–%d characters)", offset, len(runes))
 	}
 	end := len(runes)
 	if maxChars > 0 && offset+maxChars < end {
@@ -571,10 +572,10 @@ func (l *Library) Neighbors(ctx context.Context, slug string, chunkIndex, before
 		return NeighborsView{}, err
 	}
 	if before < 0 || after < 0 || before > MaxNeighbors || after > MaxNeighbors {
-		return NeighborsView{}, index.Errorf(index.Invalid, "before and after must be between 0 and %d", MaxNeighbors)
+		return NeighborsView{}, fault.Errorf(fault.Invalid, "before and after must be between 0 and %d", MaxNeighbors)
 	}
 	if chunkIndex < 0 || chunkIndex >= b.Chunks {
-		return NeighborsView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s has no chunk %d (it has %d, numbered from 0)", slug, chunkIndex, b.Chunks)}).
+		return NeighborsView{}, (&fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("%s has no chunk %d (it has %d, numbered from 0)", slug, chunkIndex, b.Chunks)}).
 			WithHint("use the chunk_index of a search hit")
 	}
 	chunks, err := l.DB.ChunkRange(ctx, b.ID, chunkIndex-before, chunkIndex+after)
@@ -629,10 +630,10 @@ const (
 func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 	slug = strings.TrimSpace(slug)
 	if slug == "" {
-		return index.Book{}, index.Errorf(index.Invalid, "no book given").WithHints(listHint, listToolHint)
+		return index.Book{}, fault.Errorf(fault.Invalid, "no book given").WithHints(listHint, listToolHint)
 	}
 	if len(slug) > 200 || strings.ContainsAny(slug, `/\`) {
-		return index.Book{}, (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
+		return index.Book{}, (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
 			WithHints(listHint, listToolHint)
 	}
 	b, err := l.DB.Book(ctx, slug)
@@ -640,7 +641,7 @@ func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 		return b, err
 	}
 	if b.Status != index.Ready {
-		return b, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("%s is not ready yet (%s)", slug, b.Status)}).
+		return b, (&fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("%s is not ready yet (%s)", slug, b.Status)}).
 			WithHints("wait for the sync to finish; `grimoire status` shows progress", "library_status shows how far indexing has got")
 	}
 	return b, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 )
@@ -26,12 +27,12 @@ func ConfigDefaults() Options {
 // which may be Auto. Its Invalid errors name the key as grimoire.toml does.
 func (o Options) Validate() error {
 	if !validMode(o.Mode) {
-		return index.Errorf(index.Invalid, "mode = %q: want \"hybrid\", \"fts\" or \"vector\"", o.Mode)
+		return fault.Errorf(fault.Invalid, "mode = %q: want \"hybrid\", \"fts\" or \"vector\"", o.Mode)
 	}
 	switch o.Fusion {
 	case Auto, RRF, Rerank:
 	default:
-		return index.Errorf(index.Invalid, "fusion = %q: want \"auto\", \"rrf\" or \"rerank\"", o.Fusion)
+		return fault.Errorf(fault.Invalid, "fusion = %q: want \"auto\", \"rrf\" or \"rerank\"", o.Fusion)
 	}
 	return nil
 }
@@ -78,7 +79,7 @@ func queryEmbedder(ctx context.Context, db *index.DB, newEmbedder func(context.C
 	}
 	stamp := emb.Info().Stamp()
 	err = db.CheckStamp(ctx, stamp)
-	if index.CodeOf(err) == index.Conflict {
+	if fault.CodeOf(err) == fault.Conflict {
 		if next, ok, nerr := db.NextStamp(ctx); nerr == nil && ok && next == stamp {
 			log.Warn("the library is being re-embedded for the configured model; searching full text only until it is done")
 			return nil, nil

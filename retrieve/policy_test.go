@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 )
 
@@ -77,7 +77,7 @@ func TestValidate(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s/%s: %v", tc.mode, tc.fusion, err)
-		case tc.want != "" && (err == nil || err.Error() != tc.want || index.CodeOf(err) != index.Invalid):
+		case tc.want != "" && (err == nil || err.Error() != tc.want || fault.CodeOf(err) != fault.Invalid):
 			t.Errorf("%s/%s: %v, want the invalid %s", tc.mode, tc.fusion, err, tc.want)
 		}
 	}
@@ -97,7 +97,7 @@ func TestOpenChecksTheModel(t *testing.T) {
 	if err != nil || s.emb == nil || s.opts.Fusion != RRF || s.opts.Dim != 4 {
 		t.Fatalf("the index's own model: %v %+v", err, s)
 	}
-	if _, err := open(builtinModel, nil); index.CodeOf(err) != index.Conflict {
+	if _, err := open(builtinModel, nil); fault.CodeOf(err) != fault.Conflict {
 		t.Fatalf("another model: %v", err)
 	}
 	if _, err := open(nil, fmt.Errorf("ollama: no model nomic")); err == nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // Gate is how sure of a passage a search must be to offer it unasked, as
@@ -60,7 +60,7 @@ func GateNamed(name string) (Gate, error) {
 		}
 		names = append(names, g.Name)
 	}
-	return Gate{}, index.Errorf(index.Invalid, "unknown gate %q: want %s", name, strings.Join(names, ", "))
+	return Gate{}, fault.Errorf(fault.Invalid, "unknown gate %q: want %s", name, strings.Join(names, ", "))
 }
 
 // GateNames lists the gates, strictest first.

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/passage"
@@ -141,7 +142,7 @@ func CheckLimit(limit, most int) (int, error) {
 	case limit == 0:
 		return DefaultLimit, nil
 	case limit < 0 || limit > most:
-		return 0, index.Errorf(index.Invalid, "limit must be between 1 and %d (got %d)", most, limit)
+		return 0, fault.Errorf(fault.Invalid, "limit must be between 1 and %d (got %d)", most, limit)
 	}
 	return limit, nil
 }
@@ -411,10 +412,10 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 		r.mode = s.opts.Mode
 	}
 	if !validMode(r.mode) {
-		return r, index.Errorf(index.Invalid, "unknown search mode %q (want hybrid, fts or vector)", r.mode)
+		return r, fault.Errorf(fault.Invalid, "unknown search mode %q (want hybrid, fts or vector)", r.mode)
 	}
 	if r.mode == Vector && !r.vectors {
-		return r, index.Errorf(index.Invalid, "vector search needs an embedder")
+		return r, fault.Errorf(fault.Invalid, "vector search needs an embedder")
 	}
 	limit, err := CheckLimit(r.limit, MaxLimit)
 	if err != nil {
@@ -540,10 +541,10 @@ func phrasingsOf(q Query) ([]string, error) {
 // not the library's or a model server's. Such errors have code Invalid.
 var ErrBadQuery = errors.New("the query cannot be searched")
 
-type queryError struct{ err *index.Error }
+type queryError struct{ err *fault.Error }
 
 func badQuery(format string, args ...any) error {
-	return queryError{index.Errorf(index.Invalid, format, args...)}
+	return queryError{fault.Errorf(fault.Invalid, format, args...)}
 }
 
 func (e queryError) Error() string        { return e.err.Error() }

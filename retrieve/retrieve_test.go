@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/vec8"
 )
@@ -218,7 +219,7 @@ func TestFiltersApplyToBothArms(t *testing.T) {
 			}
 		}
 	}
-	if _, err := s.Search(context.Background(), Query{Text: "owls", Book: "nope"}); index.CodeOf(err) != index.NotFound {
+	if _, err := s.Search(context.Background(), Query{Text: "owls", Book: "nope"}); fault.CodeOf(err) != fault.NotFound {
 		t.Errorf("unknown book: %v", err)
 	}
 }
@@ -244,7 +245,7 @@ func TestBadQueries(t *testing.T) {
 		{Text: strings.Repeat("x", MaxQueryRunes+1)},
 		{Text: "owls", Mode: "semantic"},
 	} {
-		if _, err := s.Search(context.Background(), q); index.CodeOf(err) != index.Invalid {
+		if _, err := s.Search(context.Background(), q); fault.CodeOf(err) != fault.Invalid {
 			t.Errorf("%+v: %v", q, err)
 		}
 	}
@@ -412,7 +413,7 @@ func FuzzSearch(f *testing.F) {
 		for _, s := range []*Searcher{rrf, rerank} {
 			for _, mode := range []string{Hybrid, FTS, Vector} {
 				_, err := s.Search(context.Background(), Query{Text: q, Phrasings: []string{q + " honey"}, Mode: mode})
-				if err != nil && index.CodeOf(err) != index.Invalid {
+				if err != nil && fault.CodeOf(err) != fault.Invalid {
 					t.Fatalf("%s %s, query %q: %v", s.opts.Fusion, mode, q, err)
 				}
 			}
@@ -520,7 +521,7 @@ func TestCheckLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		got, err := CheckLimit(tc.limit, tc.most)
-		if got != tc.want || (err != nil) != tc.invalid || (err != nil && index.CodeOf(err) != index.Invalid) {
+		if got != tc.want || (err != nil) != tc.invalid || (err != nil && fault.CodeOf(err) != fault.Invalid) {
 			t.Errorf("CheckLimit(%d, %d) = %d, %v", tc.limit, tc.most, got, err)
 		}
 	}
@@ -547,7 +548,7 @@ func TestPageNote(t *testing.T) {
 func TestBadQueryErrors(t *testing.T) {
 	for _, q := range []Query{{Text: "  "}, {Text: strings.Repeat("x", MaxQueryRunes+1)}, {Text: "a", Phrasings: []string{"b", "c", "d", "e", "f", "g", "h", "i"}}} {
 		_, err := phrasingsOf(q)
-		if !errors.Is(err, ErrBadQuery) || index.CodeOf(err) != index.Invalid {
+		if !errors.Is(err, ErrBadQuery) || fault.CodeOf(err) != fault.Invalid {
 			t.Errorf("phrasingsOf(%.20q…): %v, want a bad query with code Invalid", q.Text, err)
 		}
 	}

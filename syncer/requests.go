@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/internal/subtree"
@@ -69,22 +70,22 @@ func (p Pass) Validate(roots []string) error {
 	switch p.Kind {
 	case "", KindSync, KindEval:
 	default:
-		return index.Errorf(index.Invalid, "a sync request of kind %.40q: the running writer takes only %q and %q", p.Kind, KindSync, KindEval)
+		return fault.Errorf(fault.Invalid, "a sync request of kind %.40q: the running writer takes only %q and %q", p.Kind, KindSync, KindEval)
 	}
 	if p.Scope == nil {
 		return nil
 	}
 	if len(p.Scope) == 0 || len(p.Scope) > maxScopePaths {
-		return index.Errorf(index.Invalid, "a sync request whose scope names %d paths: it takes 1 to %d", len(p.Scope), maxScopePaths)
+		return fault.Errorf(fault.Invalid, "a sync request whose scope names %d paths: it takes 1 to %d", len(p.Scope), maxScopePaths)
 	}
 	for _, path := range p.Scope {
 		switch {
 		case len(path) > maxPathLen:
-			return index.Errorf(index.Invalid, "a sync request whose scope holds a path of %d bytes, longer than any file system takes", len(path))
+			return fault.Errorf(fault.Invalid, "a sync request whose scope holds a path of %d bytes, longer than any file system takes", len(path))
 		case strings.ContainsRune(path, 0) || !filepath.IsAbs(path) || filepath.Clean(path) != path:
-			return index.Errorf(index.Invalid, "a sync request whose scope holds %q, not a clean absolute path", path)
+			return fault.Errorf(fault.Invalid, "a sync request whose scope holds %q, not a clean absolute path", path)
 		case !subtree.InAny(path, roots):
-			return index.Errorf(index.Invalid, "a sync request whose scope holds %s, outside the library (%s)", path, strings.Join(roots, ", "))
+			return fault.Errorf(fault.Invalid, "a sync request whose scope holds %s, outside the library (%s)", path, strings.Join(roots, ", "))
 		}
 	}
 	return nil

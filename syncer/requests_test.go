@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/watcher"
@@ -72,14 +73,14 @@ func TestWatchRunsRequests(t *testing.T) {
 	tests := []struct {
 		name    string
 		do      func(ctx context.Context, w *index.Writer) error
-		wantErr index.Code
+		wantErr fault.Code
 		ready   int
 	}{
 		{name: "a delete is done", ready: 1, do: func(ctx context.Context, w *index.Writer) error {
 			_, err := w.DeleteBook(ctx, "b")
 			return err
 		}},
-		{name: "its error comes back with its code", ready: 1, wantErr: index.NotFound, do: func(ctx context.Context, w *index.Writer) error {
+		{name: "its error comes back with its code", ready: 1, wantErr: fault.NotFound, do: func(ctx context.Context, w *index.Writer) error {
 			_, err := w.DeleteBook(ctx, "b")
 			return err
 		}},
@@ -89,7 +90,7 @@ func TestWatchRunsRequests(t *testing.T) {
 			o := ask(t, reqs, Request{Do: func(ctx context.Context, w *index.Writer, _ ingest.Options) (*ingest.Options, error) {
 				return nil, tc.do(ctx, w)
 			}})
-			if tc.wantErr == 0 && o.Err != nil || tc.wantErr != 0 && index.CodeOf(o.Err) != tc.wantErr {
+			if tc.wantErr == 0 && o.Err != nil || tc.wantErr != 0 && fault.CodeOf(o.Err) != tc.wantErr {
 				t.Errorf("outcome %v, want code %v", o.Err, tc.wantErr)
 			}
 			if s, err := w.Status(ctx); err != nil || s.Ready != tc.ready {
@@ -269,8 +270,8 @@ func TestPassValidate(t *testing.T) {
 				}
 				return
 			}
-			if index.CodeOf(err) != index.Invalid || !strings.Contains(fmt.Sprint(err), tc.bad) {
-				t.Errorf("error %v (code %v), want Invalid with %q", err, index.CodeOf(err), tc.bad)
+			if fault.CodeOf(err) != fault.Invalid || !strings.Contains(fmt.Sprint(err), tc.bad) {
+				t.Errorf("error %v (code %v), want Invalid with %q", err, fault.CodeOf(err), tc.bad)
 			}
 			if len(fmt.Sprint(err)) > 1000 {
 				t.Errorf("an error of %d bytes", len(fmt.Sprint(err)))
@@ -300,7 +301,7 @@ func TestWatchRefusesBadPasses(t *testing.T) {
 		{Kind: "sync", Scope: []string{"."}},
 	} {
 		o := ask(t, reqs, Request{Pass: p})
-		if index.CodeOf(o.Err) != index.Invalid || o.Run != nil {
+		if fault.CodeOf(o.Err) != fault.Invalid || o.Run != nil {
 			t.Errorf("%+v: run %v, error %v", p, o.Run, o.Err)
 		}
 	}

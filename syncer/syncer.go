@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/reconcile"
@@ -158,7 +159,7 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 // mustStop reports whether an error ends the watch rather than being
 // retried: another writer took the index over, or it is damaged.
 func mustStop(err error) bool {
-	return errors.Is(err, index.ErrWriterReplaced) || index.CodeOf(err) == index.Damaged
+	return errors.Is(err, index.ErrWriterReplaced) || fault.CodeOf(err) == fault.Damaged
 }
 
 // runRecord is a watch run: one batch's reconcile and the ingest that

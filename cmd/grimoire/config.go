@@ -19,6 +19,7 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/rerank"
@@ -208,10 +209,10 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 		v.SetConfigType("toml")
 		if err := v.ReadInConfig(); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, (&index.Error{Code: index.Invalid, Msg: "config file " + file + " does not exist"}).
+				return nil, (&fault.Error{Code: fault.Invalid, Msg: "config file " + file + " does not exist"}).
 					WithHint("`grimoire init` writes one, or leave out --config to use the defaults")
 			}
-			return nil, &index.Error{Code: index.Invalid, Msg: "config file " + file, Err: err}
+			return nil, &fault.Error{Code: fault.Invalid, Msg: "config file " + file, Err: err}
 		}
 	}
 	if err := checkKeys(v, file); err != nil {
@@ -227,7 +228,7 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 		if file != "" {
 			where = "config file " + file
 		}
-		return nil, &index.Error{Code: index.Invalid, Msg: where + ": " + unknownKeyMessage(err), Hint: "every key is listed, with its default, in the grimoire.toml that `grimoire init` writes"}
+		return nil, &fault.Error{Code: fault.Invalid, Msg: where + ": " + unknownKeyMessage(err), Hint: "every key is listed, with its default, in the grimoire.toml that `grimoire init` writes"}
 	}
 	if err := checkEnv(); err != nil {
 		return nil, err
@@ -291,7 +292,7 @@ func checkKeys(v *viper.Viper, file string) error {
 	}
 	known := defaults()
 	if msg := unknownKeys(v.AllKeys(), known); msg != "" {
-		return (&index.Error{Code: index.Invalid, Msg: where + msg}).
+		return (&fault.Error{Code: fault.Invalid, Msg: where + msg}).
 			WithHint("every key is listed, with its default, in the grimoire.toml that `grimoire init` writes")
 	}
 	for _, k := range slices.Sorted(maps.Keys(known)) {
@@ -393,7 +394,7 @@ func checkDuration(k string, val any, where string) error {
 	} else {
 		where += key + " = "
 	}
-	return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%s%v is not a duration", where, val)}).
+	return (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%s%v is not a duration", where, val)}).
 		WithHint("use a Go duration such as 500ms, 2s or 1m30s")
 }
 
@@ -427,7 +428,7 @@ func checkEnv() error {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return (&index.Error{Code: index.Invalid, Msg: "unknown environment variable " + strings.Join(unknown, ", ")}).
+		return (&fault.Error{Code: fault.Invalid, Msg: "unknown environment variable " + strings.Join(unknown, ", ")}).
 			WithHint("they are named GRIMOIRE_<SECTION>_<KEY>, like GRIMOIRE_RETRIEVAL_MODE")
 	}
 	return nil
@@ -440,13 +441,13 @@ func checkEnv() error {
 // on note which folder it takes.
 func (c *Config) requireLibrary(ctx context.Context, note io.Writer) error {
 	if len(c.Library) == 0 {
-		return (&index.Error{Code: index.Invalid, Msg: "no library folder configured"}).
+		return (&fault.Error{Code: fault.Invalid, Msg: "no library folder configured"}).
 			WithHint("set library in " + c.file + ", or pass --library DIR")
 	}
 	if c.cwdLibrary {
 		dir := c.Library[0]
 		if what := sweepingFolder(dir); what != "" {
-			return (&index.Error{Code: index.Invalid, Msg: fmt.Sprintf("the current folder %s is %s, and no library is named: grimoire would index everything below it", dir, what)}).
+			return (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("the current folder %s is %s, and no library is named: grimoire would index everything below it", dir, what)}).
 				WithHint(fmt.Sprintf("run it in the folder of your books, or name this one: --library %s, or library in grimoire.toml", dir))
 		}
 		if !exists(c.DBPath) {
@@ -491,10 +492,10 @@ func (c *Config) requireFolders(ctx context.Context) error {
 			continue
 		}
 		if notFolder {
-			return (&index.Error{Code: index.Invalid, Msg: "library " + l + " is a file, not a folder"}).
+			return (&fault.Error{Code: fault.Invalid, Msg: "library " + l + " is a file, not a folder"}).
 				WithHint("give the folder that holds your books; nothing was written")
 		}
-		return (&index.Error{Code: index.NotFound, Msg: "library folder " + l + " does not exist"}).
+		return (&fault.Error{Code: fault.NotFound, Msg: "library folder " + l + " does not exist"}).
 			WithHint("check the spelling, or create the folder and put your books in it; nothing was written")
 	}
 	return nil
@@ -542,10 +543,10 @@ func (c *Config) resolve(base string) error {
 		c.DBPath, c.indexNote = c.libraryIndex()
 	}
 	if c.MaxFileSize < 0 {
-		return index.Errorf(index.Invalid, "max_file_size_mb must not be negative")
+		return fault.Errorf(fault.Invalid, "max_file_size_mb must not be negative")
 	}
 	if err := c.retrieveOptions().Validate(); err != nil {
-		return index.Errorf(index.Invalid, "[retrieval] %v", err)
+		return fault.Errorf(fault.Invalid, "[retrieval] %v", err)
 	}
 	if err := c.embedConfig().Validate(); err != nil {
 		return err
@@ -557,19 +558,19 @@ func (c *Config) resolve(base string) error {
 		return err
 	}
 	if c.Context.Concurrency < 1 || c.Context.Concurrency > 64 {
-		return index.Errorf(index.Invalid, "[context] concurrency = %d: want 1 to 64", c.Context.Concurrency)
+		return fault.Errorf(fault.Invalid, "[context] concurrency = %d: want 1 to 64", c.Context.Concurrency)
 	}
 	if c.Watch.Debounce <= 0 {
-		return index.Errorf(index.Invalid, "[watch] debounce must be positive")
+		return fault.Errorf(fault.Invalid, "[watch] debounce must be positive")
 	}
 	if c.Watch.RescanInterval < time.Minute {
-		return index.Errorf(index.Invalid, "[watch] rescan_interval must be at least 1m")
+		return fault.Errorf(fault.Invalid, "[watch] rescan_interval must be at least 1m")
 	}
 	if err := c.checkOCR(base); err != nil {
 		return err
 	}
 	if _, err := retrieve.GateNamed(c.Hook.Gate); err != nil {
-		return index.Errorf(index.Invalid, "[hook] gate: %v", err)
+		return fault.Errorf(fault.Invalid, "[hook] gate: %v", err)
 	}
 	return c.checkCalibrePrefer()
 }
@@ -579,17 +580,17 @@ func (c *Config) checkOCR(base string) error {
 	switch c.OCR.Enabled {
 	case "auto", "off":
 	default:
-		return index.Errorf(index.Invalid, `[ocr] enabled = %q: want "auto" (use tesseract when it is installed) or "off"`, c.OCR.Enabled)
+		return fault.Errorf(fault.Invalid, `[ocr] enabled = %q: want "auto" (use tesseract when it is installed) or "off"`, c.OCR.Enabled)
 	}
 	if c.OCR.DPI < 70 || c.OCR.DPI > 1200 {
-		return index.Errorf(index.Invalid, "[ocr] dpi = %d: want 70 to 1200 (300 suits most scans)", c.OCR.DPI)
+		return fault.Errorf(fault.Invalid, "[ocr] dpi = %d: want 70 to 1200 (300 suits most scans)", c.OCR.DPI)
 	}
 	if c.OCR.Concurrency < 0 || c.OCR.Concurrency > 64 {
-		return index.Errorf(index.Invalid, "[ocr] concurrency = %d: want 0 (one page per CPU) to 64", c.OCR.Concurrency)
+		return fault.Errorf(fault.Invalid, "[ocr] concurrency = %d: want 0 (one page per CPU) to 64", c.OCR.Concurrency)
 	}
 	for _, l := range c.OCR.Languages {
 		if l == "" || strings.ContainsAny(l, "+/\\ ") {
-			return index.Errorf(index.Invalid, `[ocr] languages: %q is not a tesseract language name (as "eng", "deu", "chi_sim")`, l)
+			return fault.Errorf(fault.Invalid, `[ocr] languages: %q is not a tesseract language name (as "eng", "deu", "chi_sim")`, l)
 		}
 	}
 	if c.OCR.Tesseract != "" && strings.ContainsRune(c.OCR.Tesseract, filepath.Separator) {
@@ -613,7 +614,7 @@ func (c *Config) checkCalibrePrefer() error {
 			if near := suggest.Closest(t, types, 3); len(near) > 0 {
 				msg += ": did you mean " + suggest.List(near) + "?"
 			}
-			return index.Errorf(index.Invalid, "%s", msg)
+			return fault.Errorf(fault.Invalid, "%s", msg)
 		}
 		c.Calibre.Prefer[i] = t
 	}

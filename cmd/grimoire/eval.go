@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/eval"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
@@ -257,7 +258,7 @@ const beirDepth = 10
 func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	col, err := eval.LoadBEIR(o.beir, o.split)
 	if err != nil {
-		return nil, &index.Error{Code: index.Invalid, Msg: "load BEIR collection", Err: err}
+		return nil, &fault.Error{Code: fault.Invalid, Msg: "load BEIR collection", Err: err}
 	}
 	name := filepath.Base(filepath.Clean(o.beir)) + "-" + o.split
 	var lb *retrieve.Library
@@ -462,12 +463,12 @@ func search(ctx context.Context, lb *retrieve.Library, q retrieve.Query) ([]retr
 func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &index.Error{Code: index.Invalid, Msg: "open gold set", Err: err}
+		return nil, &fault.Error{Code: fault.Invalid, Msg: "open gold set", Err: err}
 	}
 	gold, err := eval.LoadGold(f)
 	f.Close()
 	if err != nil {
-		return nil, &index.Error{Code: index.Invalid, Msg: "read gold set " + path, Err: err}
+		return nil, &fault.Error{Code: fault.Invalid, Msg: "read gold set " + path, Err: err}
 	}
 	lb, closeLib, err := a.openLibrary(ctx)
 	if err != nil {
@@ -499,7 +500,7 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 				if e.Path != "" {
 					p, _ := filepath.Abs(e.Path)
 					if slug = slugOfPath[p]; slug == "" {
-						return nil, index.Errorf(index.Invalid, "gold set entry %d: %s is not a file of the library", i+1, e.Path)
+						return nil, fault.Errorf(fault.Invalid, "gold set entry %d: %s is not a file of the library", i+1, e.Path)
 					}
 				}
 				key := slug

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/grimoire-search/grimoire/eval"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
@@ -22,7 +23,7 @@ const booksLimit = 10
 func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	qs, err := eval.LoadBookQuestions(o.books)
 	if err != nil {
-		return nil, &index.Error{Code: index.Invalid, Msg: "read book questions", Err: err}
+		return nil, &fault.Error{Code: fault.Invalid, Msg: "read book questions", Err: err}
 	}
 	type asking struct {
 		name      string
@@ -32,11 +33,11 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 	if o.phrasings != "" {
 		ps, err := eval.LoadPhrasings(o.phrasings)
 		if err != nil {
-			return nil, &index.Error{Code: index.Invalid, Msg: "read phrasings", Err: err}
+			return nil, &fault.Error{Code: fault.Invalid, Msg: "read phrasings", Err: err}
 		}
 		for _, q := range qs {
 			if _, ok := ps[q.ID]; !ok {
-				return nil, &index.Error{Code: index.Invalid, Msg: fmt.Sprintf("%s has no phrasing of question %s", o.phrasings, q.ID)}
+				return nil, &fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%s has no phrasing of question %s", o.phrasings, q.ID)}
 			}
 		}
 		asked = append(asked, asking{strings.TrimSuffix(filepath.Base(o.phrasings), filepath.Ext(o.phrasings)), ps})
@@ -101,7 +102,7 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 func (a *app) evalPrompts(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	ps, err := eval.LoadPrompts(o.prompts)
 	if err != nil {
-		return nil, &index.Error{Code: index.Invalid, Msg: "read prompts", Err: err}
+		return nil, &fault.Error{Code: fault.Invalid, Msg: "read prompts", Err: err}
 	}
 	name := strings.TrimSuffix(filepath.Base(o.prompts), filepath.Ext(o.prompts))
 	lb, closeLib, err := a.evalLibrary(ctx, o)

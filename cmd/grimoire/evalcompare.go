@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/grimoire-search/grimoire/eval"
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 func (a *app) evalCompareCmd() *cobra.Command {
@@ -41,19 +41,19 @@ runs of one mode with B's of another instead (A and B may be the same file:
 			for i, p := range args {
 				recs, err := eval.ReadRecords(p)
 				if err != nil {
-					return &index.Error{Code: index.Invalid, Msg: "read per-query results", Err: err}
+					return &fault.Error{Code: fault.Invalid, Msg: "read per-query results", Err: err}
 				}
 				runs[i] = recs
 			}
 			cmp, un, err := eval.Compare(runs[0], runs[1], modeA, modeB)
 			if err != nil {
-				return &index.Error{Code: index.Invalid, Msg: "compare " + args[0] + " and " + args[1], Err: err}
+				return &fault.Error{Code: fault.Invalid, Msg: "compare " + args[0] + " and " + args[1], Err: err}
 			}
 			if un.OnlyA > 0 || un.OnlyB > 0 {
 				fmt.Fprintf(a.stderr, "grimoire: warning: %s only in A and %d only in B are left out\n", plural(un.OnlyA, "query"), un.OnlyB)
 			}
 			if len(cmp) == 0 {
-				return index.Errorf(index.Invalid, "no query of %s pairs with one of %s", args[0], args[1])
+				return fault.Errorf(fault.Invalid, "no query of %s pairs with one of %s", args[0], args[1])
 			}
 			if asJSON {
 				return a.printJSON(cmp)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/handoff"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
@@ -39,7 +40,7 @@ func withWriter[R any](ctx context.Context, a *app, command, op string, args any
 		defer w.Close()
 		return work(w)
 	}
-	if index.CodeOf(err) != index.Conflict {
+	if fault.CodeOf(err) != fault.Conflict {
 		return none, err
 	}
 	h, running := index.ReadLockHolder(a.cfg.DBPath)
@@ -232,7 +233,7 @@ func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command strin
 			return syncer.Request{}, nil, err
 		}
 		if !sameFolders(args.Library, a.cfg.Library) {
-			return syncer.Request{}, nil, (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("%s (pid %d) watches %s, but this command's configuration names %s", command, os.Getpid(), strings.Join(a.cfg.Library, ", "), strings.Join(args.Library, ", "))}).
+			return syncer.Request{}, nil, (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("%s (pid %d) watches %s, but this command's configuration names %s", command, os.Getpid(), strings.Join(a.cfg.Library, ", "), strings.Join(args.Library, ", "))}).
 				WithHint("run it with the configuration the watcher uses, or stop the watcher")
 		}
 		remote := remoteProgress(rep)
@@ -250,7 +251,7 @@ func (a *app) loopWork(req handoff.Request, rep *handoff.Reporter, command strin
 			return syncResultOf(o.Run), o.Err
 		}, nil
 	}
-	return syncer.Request{}, nil, (&index.Error{Code: index.Conflict, Msg: fmt.Sprintf("%s (pid %d) does not know the request %q", command, os.Getpid(), req.Op)}).
+	return syncer.Request{}, nil, (&fault.Error{Code: fault.Conflict, Msg: fmt.Sprintf("%s (pid %d) does not know the request %q", command, os.Getpid(), req.Op)}).
 		WithHint("it is an older grimoire: restart it with this one")
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/handoff"
 	"github.com/grimoire-search/grimoire/index"
 )
@@ -250,8 +251,8 @@ func TestHandedSyncIsChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = a.loopWork(req, nil, "grimoire watch", nil)
-			if tc.bad != (index.CodeOf(err) == index.Invalid) || !tc.bad && err != nil {
-				t.Errorf("error %v (code %v), bad %v", err, index.CodeOf(err), tc.bad)
+			if tc.bad != (fault.CodeOf(err) == fault.Invalid) || !tc.bad && err != nil {
+				t.Errorf("error %v (code %v), bad %v", err, fault.CodeOf(err), tc.bad)
 			}
 		})
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/ingest/llm"
 )
@@ -253,7 +253,7 @@ func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes boo
 		return fmt.Errorf("%s: %w", abs, err)
 	}
 	if _, err := os.Stat(path); err == nil && !force {
-		return (&index.Error{Code: index.Conflict, Msg: path + " already exists"}).WithHint("pass --force to overwrite it")
+		return (&fault.Error{Code: fault.Conflict, Msg: path + " already exists"}).WithHint("pass --force to overwrite it")
 	}
 	v := defaultInitValues()
 	for _, p := range roots {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/retrieve"
@@ -89,16 +90,16 @@ func (a *app) listCmd() *cobra.Command {
 // library without the book.
 func noneSelected(ctx context.Context, lib *retrieve.Library, f index.BookFilter) error {
 	why := lib.WhyNone(ctx, f)
-	var e *index.Error
+	var e *fault.Error
 	switch {
-	case errors.As(why, &e) && e.Code == index.NotFound:
+	case errors.As(why, &e) && e.Code == fault.NotFound:
 		// Its hint names list itself, which is what ran.
-		return index.Errorf(index.NotFound, "%s", e.Msg).WithHint("`grimoire list` without filters shows every book")
+		return fault.Errorf(fault.NotFound, "%s", e.Msg).WithHint("`grimoire list` without filters shows every book")
 	case why != nil:
 		return why
 	}
 	// WhyNone judges the filters a search has; --match is list's own.
-	return index.Errorf(index.NotFound, "no book's title or author contains %.80q", f.Query).
+	return fault.Errorf(fault.NotFound, "no book's title or author contains %.80q", f.Query).
 		WithHint("`grimoire list` without filters shows every book")
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
@@ -101,14 +102,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if errors.As(err, &ue) {
 		return exitInvalid
 	}
-	switch index.CodeOf(err) {
-	case index.Invalid:
+	switch fault.CodeOf(err) {
+	case fault.Invalid:
 		return exitInvalid
-	case index.NotFound:
+	case fault.NotFound:
 		return exitNotFound
-	case index.Conflict:
+	case fault.Conflict:
 		return exitConflict
-	case index.Damaged:
+	case fault.Damaged:
 		return exitDamaged
 	}
 	return exitInternal
@@ -118,10 +119,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type usageError struct{ error }
 
 // typed reports whether err already says how to exit: a usage error or an
-// index.Error.
+// fault.Error.
 func typed(err error) bool {
 	var ue usageError
-	var ie *index.Error
+	var ie *fault.Error
 	return errors.As(err, &ue) || errors.As(err, &ie)
 }
 

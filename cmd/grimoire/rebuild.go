@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -78,7 +79,7 @@ func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
 	// its books back: keep the salvage for them until it is.
 	for _, root := range a.cfg.Library {
 		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			return rebuildView{}, (&index.Error{Code: index.NotFound, Msg: fmt.Sprintf("the rebuild is not finished: library folder %s cannot be read", root)}).
+			return rebuildView{}, (&fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("the rebuild is not finished: library folder %s cannot be read", root)}).
 				WithHint("run `grimoire rebuild` again once it is back; until then the books found so far answer queries")
 		}
 	}

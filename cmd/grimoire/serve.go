@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/mcp"
@@ -157,7 +158,7 @@ func httpOptions(f serveFlags) (string, mcp.HTTPOptions, error) {
 func loopbackDefault(addr string) (string, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", &index.Error{Code: index.Invalid, Msg: fmt.Sprintf("--http %q: want HOST:PORT or :PORT", addr), Err: err}
+		return "", &fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("--http %q: want HOST:PORT or :PORT", addr), Err: err}
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -176,7 +177,7 @@ func (a *app) waitForIndex(ctx context.Context) error {
 				r.Close()
 				return nil
 			}
-			if index.CodeOf(err) != index.NotFound && !errors.Is(err, index.ErrOutdated) {
+			if fault.CodeOf(err) != fault.NotFound && !errors.Is(err, index.ErrOutdated) {
 				return err
 			}
 			if errors.Is(err, index.ErrOutdated) {
@@ -190,7 +191,7 @@ func (a *app) waitForIndex(ctx context.Context) error {
 			w.Close()
 			continue
 		}
-		if index.CodeOf(err) != index.Conflict {
+		if fault.CodeOf(err) != fault.Conflict {
 			return err
 		}
 		select {
@@ -209,7 +210,7 @@ func (a *app) watchWhenFree(ctx context.Context) {
 	for ctx.Err() == nil {
 		w, err := a.openWriter(ctx, "grimoire serve --watch")
 		if err != nil {
-			if index.CodeOf(err) != index.Conflict {
+			if fault.CodeOf(err) != fault.Conflict {
 				a.log.Error("cannot watch the library", "err", err)
 			} else {
 				a.log.Info("another process writes the index; serving read-only", "err", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/retrieve"
@@ -43,7 +44,7 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 		return retrieve.StatusView{}, err
 	}
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
-	if index.CodeOf(err) == index.NotFound {
+	if fault.CodeOf(err) == fault.NotFound {
 		// No index yet is a state, not an error.
 		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, OCR: []index.OCRBook{}, Unsupported: []index.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/embed"
@@ -61,7 +62,7 @@ func (a *app) openWriter(ctx context.Context, command string) (*index.Writer, er
 	if errors.Is(err, fs.ErrPermission) && !exists(a.cfg.DBPath) {
 		// The index lives in the library folder unless db_path says
 		// otherwise: a library on a read-only share needs it elsewhere.
-		return nil, &index.Error{Code: index.CodeOf(err), Msg: err.Error(),
+		return nil, &fault.Error{Code: fault.CodeOf(err), Msg: err.Error(),
 			Hint: "set db_path in grimoire.toml (or GRIMOIRE_DB_PATH) to keep the index in a folder you can write"}
 	}
 	return w, err

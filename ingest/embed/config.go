@@ -62,7 +62,7 @@ type Config struct {
 }
 
 // Validate reports whether c names a provider of this package, as an
-// index.Invalid error.
+// fault.Invalid error.
 func (c Config) Validate() error {
 	return modelserver.CheckProvider(section, c.Provider, ProviderBuiltin, ProviderOllama, ProviderOpenAI)
 }

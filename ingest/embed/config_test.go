@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 func TestConfigName(t *testing.T) {
@@ -39,7 +39,7 @@ func TestNew(t *testing.T) {
 	}
 	// The message the configuration has always given.
 	_, err = New(t.Context(), Config{Provider: "cohere"}, nil)
-	if want := `[embedding] provider = "cohere": want "builtin", "ollama" or "openai"`; err == nil || err.Error() != want || index.CodeOf(err) != index.Invalid {
+	if want := `[embedding] provider = "cohere": want "builtin", "ollama" or "openai"`; err == nil || err.Error() != want || fault.CodeOf(err) != fault.Invalid {
 		t.Errorf("unknown provider: %v, want %s", err, want)
 	}
 	f := newFakeOllama(t, nomicModel())
@@ -78,8 +78,8 @@ func TestNewErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(t.Context(), tc.cfg, nil)
-			if !errors.Is(err, tc.kind) || index.CodeOf(err) != index.Invalid || !strings.HasPrefix(err.Error(), "[embedding] ollama: ") {
-				t.Errorf("err = %v (code %v), want %v, Invalid, prefixed", err, index.CodeOf(err), tc.kind)
+			if !errors.Is(err, tc.kind) || fault.CodeOf(err) != fault.Invalid || !strings.HasPrefix(err.Error(), "[embedding] ollama: ") {
+				t.Errorf("err = %v (code %v), want %v, Invalid, prefixed", err, fault.CodeOf(err), tc.kind)
 			}
 		})
 	}

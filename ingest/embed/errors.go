@@ -3,14 +3,14 @@ package embed
 import (
 	"fmt"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
 // Kinds of failure of the server-backed embedders; match them with
 // errors.Is. All but ErrTooLong mean that no text will embed until the user
 // acts, so a run should stop on them rather than fail book after book; they
-// are index.Invalid, as mistakes in the configuration are.
+// are fault.Invalid, as mistakes in the configuration are.
 var (
 	// ErrUnreachable: nothing answers at the configured URL.
 	ErrUnreachable = modelserver.ErrUnreachable
@@ -20,7 +20,7 @@ var (
 	// ErrUnauthorized: the server refused the API key, or wants one.
 	ErrUnauthorized = modelserver.ErrUnauthorized
 	// ErrNotEmbeddingModel: the configured model is a chat model.
-	ErrNotEmbeddingModel error = index.Errorf(index.Invalid, "not an embedding model")
+	ErrNotEmbeddingModel error = fault.Errorf(fault.Invalid, "not an embedding model")
 	// ErrTooLong: a text is longer than the model's context. The error is a
 	// *TooLongError naming the texts; split them and embed again.
 	ErrTooLong = modelserver.ErrTooLong

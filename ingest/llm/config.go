@@ -65,7 +65,7 @@ type Config struct {
 }
 
 // Validate reports whether c names a provider of this package, as an
-// index.Invalid error.
+// fault.Invalid error.
 func (c Config) Validate() error {
 	return modelserver.CheckProvider(section, c.Provider, ProviderNone, ProviderOllama, ProviderOpenAI)
 }

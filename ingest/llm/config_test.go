@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 )
 
@@ -15,7 +16,7 @@ func TestNew(t *testing.T) {
 	}
 	// The message the configuration has always given.
 	_, err = New(t.Context(), Config{Provider: "anthropic"}, nil)
-	if want := `[context] provider = "anthropic": want "none", "ollama" or "openai"`; err == nil || err.Error() != want || index.CodeOf(err) != index.Invalid {
+	if want := `[context] provider = "anthropic": want "none", "ollama" or "openai"`; err == nil || err.Error() != want || fault.CodeOf(err) != fault.Invalid {
 		t.Errorf("unknown provider: %v, want %s", err, want)
 	}
 	f := newFakeOllama(t, llama())
@@ -54,8 +55,8 @@ func TestNewErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := New(t.Context(), tc.cfg, nil)
-			if !errors.Is(err, tc.kind) || index.CodeOf(err) != index.Invalid || !strings.HasPrefix(err.Error(), "[context] ollama: ") {
-				t.Errorf("err = %v (code %v), want %v, Invalid, prefixed", err, index.CodeOf(err), tc.kind)
+			if !errors.Is(err, tc.kind) || fault.CodeOf(err) != fault.Invalid || !strings.HasPrefix(err.Error(), "[context] ollama: ") {
+				t.Errorf("err = %v (code %v), want %v, Invalid, prefixed", err, fault.CodeOf(err), tc.kind)
 			}
 		})
 	}

@@ -9,7 +9,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
@@ -38,7 +38,7 @@ type Info struct {
 
 // Kinds of failure; match them with errors.Is. All but ErrTooLong and
 // ErrEmptyReply mean that no request will succeed until the user acts; they
-// are index.Invalid, as mistakes in the configuration are.
+// are fault.Invalid, as mistakes in the configuration are.
 var (
 	// ErrUnreachable: nothing answers at the configured URL.
 	ErrUnreachable = modelserver.ErrUnreachable
@@ -50,7 +50,7 @@ var (
 	// ErrTooLong: the prompt does not fit the model's context.
 	ErrTooLong = modelserver.ErrTooLong
 	// ErrNotChatModel: the configured model only embeds.
-	ErrNotChatModel error = index.Errorf(index.Invalid, "not a chat model")
+	ErrNotChatModel error = fault.Errorf(fault.Invalid, "not a chat model")
 	// ErrEmptyReply: the model answered nothing usable.
 	ErrEmptyReply = errors.New("the model's reply was empty")
 )

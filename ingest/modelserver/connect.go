@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // Where the servers are looked for when the configuration does not say.
@@ -25,7 +25,7 @@ const (
 )
 
 // CheckProvider returns nil when provider is one of known, else an
-// index.Invalid error that names the configuration section and the
+// fault.Invalid error that names the configuration section and the
 // choices: `[embedding] provider = "x": want "builtin", "ollama" or "openai"`.
 func CheckProvider(section, provider string, known ...string) error {
 	if slices.Contains(known, provider) {
@@ -39,7 +39,7 @@ func CheckProvider(section, provider string, known ...string) error {
 	if n := len(q); n > 1 {
 		want = strings.Join(q[:n-1], ", ") + " or " + q[n-1]
 	}
-	return index.Errorf(index.Invalid, "[%s] provider = %q: want %s", section, provider, want)
+	return fault.Errorf(fault.Invalid, "[%s] provider = %q: want %s", section, provider, want)
 }
 
 // ConnectOllama returns a client for the Ollama server at o.URL (default

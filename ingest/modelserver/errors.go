@@ -10,29 +10,29 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 // Kinds of failure a caller acts on; match them with errors.Is. Those that
 // only the user can fix, by starting the server, pulling the model or
-// setting the key, are index.Invalid, like any other mistake in the
-// configuration. An *Error unwraps to its kind, so index.CodeOf finds the
+// setting the key, are fault.Invalid, like any other mistake in the
+// configuration. An *Error unwraps to its kind, so fault.CodeOf finds the
 // code, which chooses the CLI's exit status and MCP's tool errors.
 var (
 	// ErrUnreachable: nothing answers at the server's URL. It is not retried
 	// when it happens before the server has ever answered.
-	ErrUnreachable error = index.Errorf(index.Invalid, "model server not reachable")
+	ErrUnreachable error = fault.Errorf(fault.Invalid, "model server not reachable")
 	// ErrModelNotFound: the server does not have the model.
-	ErrModelNotFound error = index.Errorf(index.Invalid, "model not found")
+	ErrModelNotFound error = fault.Errorf(fault.Invalid, "model not found")
 	// ErrTooLong: an input is longer than the model's context. The server
 	// refused it rather than cutting it. It has no code: it concerns one
 	// text, which the caller splits or skips.
 	ErrTooLong = errors.New("input longer than the model's context")
 	// ErrUnauthorized: the server wants an API key, or another one.
-	ErrUnauthorized error = index.Errorf(index.Invalid, "not authorized")
+	ErrUnauthorized error = fault.Errorf(fault.Invalid, "not authorized")
 	// ErrNoModel: no model is configured, and the server does not say
 	// which one to use (it lists none, or several).
-	ErrNoModel error = index.Errorf(index.Invalid, "no model set")
+	ErrNoModel error = fault.Errorf(fault.Invalid, "no model set")
 )
 
 // Error is a request that failed, with what the server said and what to do.
@@ -110,7 +110,7 @@ func (e *Error) short() string {
 }
 
 // Unwrap returns the error's Kind and its underlying cause, those that are
-// set: errors.Is matches the Kind, and index.CodeOf finds its code.
+// set: errors.Is matches the Kind, and fault.CodeOf finds its code.
 func (e *Error) Unwrap() []error {
 	var errs []error
 	for _, err := range []error{e.Kind, e.Err} {

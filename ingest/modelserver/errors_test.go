@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 )
 
 func TestParseErrorBody(t *testing.T) {
@@ -124,26 +124,26 @@ func TestErrorCodes(t *testing.T) {
 	tests := []struct {
 		name string
 		kind error
-		code index.Code
+		code fault.Code
 	}{
-		{"unreachable", ErrUnreachable, index.Invalid},
-		{"model not found", ErrModelNotFound, index.Invalid},
-		{"unauthorized", ErrUnauthorized, index.Invalid},
-		{"too long", ErrTooLong, index.Internal},
-		{"no kind", nil, index.Internal},
+		{"unreachable", ErrUnreachable, fault.Invalid},
+		{"model not found", ErrModelNotFound, fault.Invalid},
+		{"unauthorized", ErrUnauthorized, fault.Invalid},
+		{"too long", ErrTooLong, fault.Internal},
+		{"no kind", nil, fault.Internal},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := NewError(c, tc.kind, "it failed", "do this")
 			e.Err = cause
 			err := fmt.Errorf("[embedding] ollama: %w", e)
-			if got := index.CodeOf(err); got != tc.code {
+			if got := fault.CodeOf(err); got != tc.code {
 				t.Errorf("code %v, want %v", got, tc.code)
 			}
 			if tc.kind != nil && !errors.Is(err, tc.kind) {
 				t.Errorf("%v does not match its kind", err)
 			}
-			if !errors.Is(err, cause) || errors.Is(err, index.ErrNotFound) {
+			if !errors.Is(err, cause) || errors.Is(err, fault.ErrNotFound) {
 				t.Errorf("%v: cause lost, or taken for a missing book", err)
 			}
 			if strings.Contains(err.Error(), "model server not reachable") || strings.Contains(err.Error(), "not authorized") {
@@ -153,8 +153,8 @@ func TestErrorCodes(t *testing.T) {
 	}
 	// A server that is not there, for real.
 	_, err := OllamaTags(t.Context(), mustClient(t, fastOptions(closedURL(t))))
-	if !errors.Is(err, ErrUnreachable) || index.CodeOf(err) != index.Invalid {
-		t.Errorf("closed port: %v (code %v)", err, index.CodeOf(err))
+	if !errors.Is(err, ErrUnreachable) || fault.CodeOf(err) != fault.Invalid {
+		t.Errorf("closed port: %v (code %v)", err, fault.CodeOf(err))
 	}
 }
 
@@ -177,7 +177,7 @@ func TestCheckProvider(t *testing.T) {
 			}
 			continue
 		}
-		if err == nil || err.Error() != tc.want || index.CodeOf(err) != index.Invalid {
+		if err == nil || err.Error() != tc.want || fault.CodeOf(err) != fault.Invalid {
 			t.Errorf("%q among %q: %v, want %s (Invalid)", tc.provider, tc.known, err, tc.want)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
@@ -66,7 +66,7 @@ type Config struct {
 }
 
 // Validate reports whether c names a provider of this package, as an
-// index.Invalid error.
+// fault.Invalid error.
 func (c Config) Validate() error {
 	return modelserver.CheckProvider(section, c.Provider, ProviderNone, ProviderTEI, ProviderOpenAI)
 }
@@ -90,7 +90,7 @@ func New(c Config, log *slog.Logger) (*Reranker, error) {
 	}
 	if c.URL != "" {
 		if _, err := modelserver.NormalizeURL(c.URL); err != nil {
-			return nil, &index.Error{Code: index.Invalid, Msg: fmt.Sprintf("[%s] url", section), Err: err}
+			return nil, &fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("[%s] url", section), Err: err}
 		}
 	}
 	if log == nil {

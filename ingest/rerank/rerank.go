@@ -14,7 +14,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
@@ -62,7 +62,7 @@ var (
 	// ErrNotReranker: the server answers, but does not rerank: llama.cpp's
 	// server started without --reranking, an embedding model behind TEI or
 	// vLLM, or a URL whose /rerank is not there.
-	ErrNotReranker error = index.Errorf(index.Invalid, "not a reranker")
+	ErrNotReranker error = fault.Errorf(fault.Invalid, "not a reranker")
 	// ErrTooLong: the question and a passage are longer together than the
 	// model takes. The server refused them rather than cutting them, and
 	// nothing was reranked.

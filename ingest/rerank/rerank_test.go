@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/ingest/modelserver"
 )
 
@@ -173,29 +173,29 @@ func TestRefusals(t *testing.T) {
 		setup    func(t *testing.T) Config
 		passages []string
 		kind     error
-		code     index.Code
+		code     fault.Code
 		contains []string
 	}{
-		{name: "TEI serving an embedding model", kind: ErrNotReranker, code: index.Invalid,
+		{name: "TEI serving an embedding model", kind: ErrNotReranker, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				f.model, f.kind = "BAAI/bge-small-en-v1.5", "embedding"
 				return Config{Provider: ProviderTEI, URL: f.URL}
 			},
 			contains: []string{"BAAI/bge-small-en-v1.5", "--model-id BAAI/bge-reranker-v2-m3"}},
-		{name: "TEI serving another model", kind: ErrModelNotFound, code: index.Invalid,
+		{name: "TEI serving another model", kind: ErrModelNotFound, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				return Config{Provider: ProviderTEI, URL: f.URL, Model: "BAAI/bge-reranker-v2-m3"}
 			},
 			contains: []string{"serves BAAI/bge-reranker-base, not BAAI/bge-reranker-v2-m3", `model = "BAAI/bge-reranker-base"`}},
-		{name: "TEI under /v1", kind: ErrNotReranker, code: index.Invalid,
+		{name: "TEI under /v1", kind: ErrNotReranker, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				return Config{Provider: ProviderTEI, URL: f.URL + "/v1"}
 			},
 			contains: []string{"404", "not under /v1"}},
-		{name: "TEI wants a key", kind: ErrUnauthorized, code: index.Invalid,
+		{name: "TEI wants a key", kind: ErrUnauthorized, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				f.key = "sekrit"
@@ -203,64 +203,64 @@ func TestRefusals(t *testing.T) {
 				return Config{Provider: ProviderTEI, URL: f.URL, APIKeyEnv: "GRIMOIRE_TEST_RERANK_KEY"}
 			},
 			contains: []string{"set GRIMOIRE_TEST_RERANK_KEY"}},
-		{name: "TEI refuses a long passage", kind: ErrTooLong, code: index.Internal, passages: long,
+		{name: "TEI refuses a long passage", kind: ErrTooLong, code: fault.Internal, passages: long,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				return Config{Provider: ProviderTEI, URL: f.URL}
 			},
 			contains: []string{"512 tokens", "never cut", "bge-reranker-v2-m3"}},
-		{name: "llama.cpp without --reranking", kind: ErrNotReranker, code: index.Invalid,
+		{name: "llama.cpp without --reranking", kind: ErrNotReranker, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeOpenAI(t, "llama.cpp")
 				f.reranking = false
 				return Config{Provider: ProviderOpenAI, URL: f.base()}
 			},
 			contains: []string{"501", "does not support reranking", "start llama-server with --reranking"}},
-		{name: "llama.cpp refuses a long passage", kind: ErrTooLong, code: index.Internal, passages: long,
+		{name: "llama.cpp refuses a long passage", kind: ErrTooLong, code: fault.Internal, passages: long,
 			setup: func(t *testing.T) Config {
 				f := newFakeOpenAI(t, "llama.cpp")
 				return Config{Provider: ProviderOpenAI, URL: f.base()}
 			},
 			contains: []string{"too large to process", "512 tokens", "--ubatch-size"}},
-		{name: "TEI's address as openai", kind: ErrNotReranker, code: index.Invalid,
+		{name: "TEI's address as openai", kind: ErrNotReranker, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				return Config{Provider: ProviderOpenAI, URL: f.URL, Model: "x"}
 			},
 			contains: []string{"422", "missing field `texts`", `provider = "tei"`}},
-		{name: "TEI's address under /v1 as openai", kind: ErrNotReranker, code: index.Invalid,
+		{name: "TEI's address under /v1 as openai", kind: ErrNotReranker, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeTEI(t)
 				return Config{Provider: ProviderOpenAI, URL: f.URL + "/v1", Model: "x"}
 			},
 			contains: []string{"404", `provider = "tei"`}},
-		{name: "llama.cpp's address as tei", kind: ErrNotReranker, code: index.Invalid,
+		{name: "llama.cpp's address as tei", kind: ErrNotReranker, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeOpenAI(t, "llama.cpp")
 				return Config{Provider: ProviderTEI, URL: f.URL}
 			},
 			contains: []string{"GET", "/info: 404", `provider = "openai"`}},
-		{name: "vLLM without the model", kind: ErrModelNotFound, code: index.Invalid,
+		{name: "vLLM without the model", kind: ErrModelNotFound, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeOpenAI(t, "vllm")
 				return Config{Provider: ProviderOpenAI, URL: f.base(), Model: "BAAI/bge-reranker-large"}
 			},
 			contains: []string{"does not exist", "check [rerank] model", "BAAI/bge-reranker-v2-m3"}},
-		{name: "Cohere without a model", kind: modelserver.ErrNoModel, code: index.Invalid,
+		{name: "Cohere without a model", kind: modelserver.ErrNoModel, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeOpenAI(t, "cohere")
 				t.Setenv("GRIMOIRE_TEST_RERANK_KEY", f.key)
 				return Config{Provider: ProviderOpenAI, URL: f.base(), APIKeyEnv: "GRIMOIRE_TEST_RERANK_KEY"}
 			},
 			contains: []string{"no [rerank] model set", "set [rerank] model"}},
-		{name: "Cohere refuses the key", kind: ErrUnauthorized, code: index.Invalid,
+		{name: "Cohere refuses the key", kind: ErrUnauthorized, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				f := newFakeOpenAI(t, "cohere")
 				t.Setenv("GRIMOIRE_TEST_RERANK_KEY", "wrong")
 				return Config{Provider: ProviderOpenAI, URL: f.base(), Model: f.model, APIKeyEnv: "GRIMOIRE_TEST_RERANK_KEY"}
 			},
 			contains: []string{"401", "refused the API key in GRIMOIRE_TEST_RERANK_KEY"}},
-		{name: "nothing there", kind: ErrUnreachable, code: index.Invalid,
+		{name: "nothing there", kind: ErrUnreachable, code: fault.Invalid,
 			setup: func(t *testing.T) Config {
 				return Config{Provider: ProviderTEI, URL: closedURL(t)}
 			},
@@ -282,7 +282,7 @@ func TestRefusals(t *testing.T) {
 			if tc.kind != nil && !errors.Is(err, tc.kind) {
 				t.Errorf("%v: not %v", err, tc.kind)
 			}
-			if got := index.CodeOf(err); got != tc.code {
+			if got := fault.CodeOf(err); got != tc.code {
 				t.Errorf("%v: code %v, want %v", err, got, tc.code)
 			}
 			msg := err.Error()
@@ -350,7 +350,7 @@ func TestConfig(t *testing.T) {
 		r, err := New(tc.c, nil)
 		switch {
 		case tc.want != "":
-			if err == nil || err.Error() != tc.want || index.CodeOf(err) != index.Invalid {
+			if err == nil || err.Error() != tc.want || fault.CodeOf(err) != fault.Invalid {
 				t.Errorf("New(%+v) = %v, want %s (Invalid)", tc.c, err, tc.want)
 			}
 		case err != nil:

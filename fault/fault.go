@@ -1,11 +1,15 @@
-package index
+// Package fault is grimoire's error vocabulary: an error a person can act
+// on (what failed, why, what to do, at a terminal or through the MCP
+// tools) and the Code that decides a command's exit status and whether a
+// tool reports a user's mistake or a failure of its own. It knows no
+// storage: the index marks its own corruption errors where they leave it.
+package fault
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 )
-
 // Code classifies an error for the CLI (exit status) and the MCP server
 // (tool error versus internal error).
 type Code int
@@ -88,17 +92,25 @@ func ToolMessage(err error) string {
 	return s
 }
 
-// CodeOf returns the Code of the first *Error in err's chain; Damaged for
-// SQLite's own corruption errors; else Internal.
+// CodeOf returns the Code of the first *Error in err's chain, else that
+// of the first Coded error, else Internal.
 func CodeOf(err error) Code {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
-	if isDamage(err) {
-		return Damaged
+	var c Coded
+	if errors.As(err, &c) {
+		return c.FaultCode()
 	}
 	return Internal
+}
+
+// Coded is an error that carries a Code without being an *Error: the
+// index marks SQLite's corruption errors so, leaving their text as it is.
+type Coded interface {
+	error
+	FaultCode() Code
 }
 
 // ErrNotFound is matched by errors.Is for every NotFound error.
