@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 )
+
 // Code classifies an error for the CLI (exit status) and the MCP server
 // (tool error versus internal error).
 type Code int

@@ -13,6 +13,7 @@ import (
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 // BooksToIngest returns the books that are pending or parsed, oldest first,
@@ -457,23 +458,11 @@ func (e Exclusion) hasSlug(key string) bool {
 	return s != "" && s == key
 }
 
-// Stamp identifies the embedding model whose vectors the index holds.
-type Stamp struct {
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	Dim      int    `json:"dim"`
-	Prefix   string `json:"prefix,omitempty"`
-}
-
-func (s Stamp) String() string {
-	return fmt.Sprintf("%s/%s (%d dimensions)", s.Provider, s.Model, s.Dim)
-}
-
 const stampKey = "embedding_model"
 
-// Stamp returns the index's embedding stamp; ok is false before the first
+// model.Stamp returns the index's embedding stamp; ok is false before the first
 // embedding was stored.
-func (d *DB) Stamp(ctx context.Context) (s Stamp, ok bool, err error) {
+func (d *DB) Stamp(ctx context.Context) (s model.Stamp, ok bool, err error) {
 	if s, ok, err = readStamp(ctx, d.db, stampKey); err != nil {
 		return s, false, fmt.Errorf("read embedding stamp: %w", err)
 	}
@@ -484,7 +473,7 @@ func (d *DB) Stamp(ctx context.Context) (s Stamp, ok bool, err error) {
 // there is none.
 func readStamp(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, key string) (s Stamp, ok bool, err error) {
+}, key string) (s model.Stamp, ok bool, err error) {
 	var v string
 	err = q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if err == sql.ErrNoRows || err == nil && v == "" {
@@ -501,7 +490,7 @@ func readStamp(ctx context.Context, q interface {
 
 // CheckStamp compares the configured model with the index's stamp. An index
 // without a stamp gets this one (writers only); a different model is refused.
-func (d *DB) CheckStamp(ctx context.Context, want Stamp) error {
+func (d *DB) CheckStamp(ctx context.Context, want model.Stamp) error {
 	have, ok, err := d.Stamp(ctx)
 	if err != nil {
 		return err
@@ -517,7 +506,7 @@ func (d *DB) CheckStamp(ctx context.Context, want Stamp) error {
 }
 
 // SetStamp records the model when the index has none yet.
-func (w *Writer) SetStamp(ctx context.Context, s Stamp) error {
+func (w *Writer) SetStamp(ctx context.Context, s model.Stamp) error {
 	if err := w.CheckStamp(ctx, s); err != nil {
 		return err
 	}

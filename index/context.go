@@ -8,6 +8,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 // SectionToSummarize is a section whose Contextual Retrieval summary has not
@@ -121,18 +122,11 @@ func (w *Writer) StoreContext(ctx context.Context, chunkID int64, text string) e
 	return nil
 }
 
-// ContextStamp names the model and prompts that wrote the chunk contexts.
-type ContextStamp struct {
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	Prompt   string `json:"prompt"`
-}
-
 const contextStampKey = "context_model"
 
-// ContextStamp returns the stamp of the contexts, ok false when none were
+// model.ContextStamp returns the stamp of the contexts, ok false when none were
 // written.
-func (d *DB) ContextStamp(ctx context.Context) (s ContextStamp, ok bool, err error) {
+func (d *DB) ContextStamp(ctx context.Context) (s model.ContextStamp, ok bool, err error) {
 	v, err := d.Meta(ctx, contextStampKey)
 	if err != nil || v == "" {
 		return s, false, err
@@ -144,7 +138,7 @@ func (d *DB) ContextStamp(ctx context.Context) (s ContextStamp, ok bool, err err
 }
 
 // SetContextStamp records who writes the contexts from now on.
-func (w *Writer) SetContextStamp(ctx context.Context, s ContextStamp) error {
+func (w *Writer) SetContextStamp(ctx context.Context, s model.ContextStamp) error {
 	b, _ := json.Marshal(s)
 	return w.SetMeta(ctx, contextStampKey, string(b))
 }
@@ -156,7 +150,7 @@ const nextStampKey = "embedding_next"
 
 // NextStamp returns the model a re-embedding is switching to, if one is
 // under way.
-func (d *DB) NextStamp(ctx context.Context) (s Stamp, ok bool, err error) {
+func (d *DB) NextStamp(ctx context.Context) (s model.Stamp, ok bool, err error) {
 	if s, ok, err = readStamp(ctx, d.db, nextStampKey); err != nil {
 		return s, false, fmt.Errorf("read next embedding stamp: %w", err)
 	}
@@ -165,7 +159,7 @@ func (d *DB) NextStamp(ctx context.Context) (s Stamp, ok bool, err error) {
 
 // BeginReembed starts (or resumes) a switch to the model s. A switch to
 // another model that was under way is dropped.
-func (w *Writer) BeginReembed(ctx context.Context, s Stamp) error {
+func (w *Writer) BeginReembed(ctx context.Context, s model.Stamp) error {
 	cur, ok, err := w.NextStamp(ctx)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/fault"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 // filledIndex makes an index of n one-chunk books, with contexts, vectors,
@@ -27,10 +28,10 @@ func filledIndex(t testing.TB, path string, n int) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	if err := w.SetStamp(ctx, Stamp{Provider: "test", Model: "m", Dim: 2}); err != nil {
+	if err := w.SetStamp(ctx, model.Stamp{Provider: "test", Model: "m", Dim: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.SetContextStamp(ctx, ContextStamp{Provider: "test", Model: "llm", Prompt: "1"}); err != nil {
+	if err := w.SetContextStamp(ctx, model.ContextStamp{Provider: "test", Model: "llm", Prompt: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
@@ -354,7 +355,7 @@ func TestTakenOverWriterStops(t *testing.T) {
 // and checks what the new index is given back.
 func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 	const n = 60
-	stamp := Stamp{Provider: "test", Model: "m", Dim: 2}
+	stamp := model.Stamp{Provider: "test", Model: "m", Dim: 2}
 	for _, tc := range []struct {
 		name    string
 		damaged bool
@@ -407,7 +408,7 @@ func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 						t.Errorf("book %d: salvaged vector %v", i, vecs[0])
 					}
 				}
-				other, _ := w.Salvaged(contextBG, h, []Chunk{{Heading: chunks[0].Heading, Text: text}}, Stamp{Provider: "test", Model: "other", Dim: 2})
+				other, _ := w.Salvaged(contextBG, h, []Chunk{{Heading: chunks[0].Heading, Text: text}}, model.Stamp{Provider: "test", Model: "other", Dim: 2})
 				if other != nil {
 					t.Errorf("vectors of another model reused: %v", other)
 				}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/fault"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 func mustOpenWriter(t *testing.T) *Writer {
@@ -402,7 +403,7 @@ func TestStoreParsedTwiceDoesNotDuplicate(t *testing.T) {
 func TestStamp(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	s := Stamp{Provider: "builtin", Model: "m1", Dim: 256}
+	s := model.Stamp{Provider: "builtin", Model: "m1", Dim: 256}
 	if err := w.CheckStamp(ctx, s); err != nil {
 		t.Fatalf("empty index refused a model: %v", err)
 	}

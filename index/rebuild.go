@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/fault"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 // A rebuild replaces an index (damaged, usually) with one built again from
@@ -44,8 +45,8 @@ type rebuildState struct {
 	Damaged bool `json:"damaged"`
 	// Vectors and Contexts are the old index's stamps: salvaged vectors
 	// are reused only for the same model.
-	Vectors  *Stamp        `json:"vectors,omitempty"`
-	Contexts *ContextStamp `json:"contexts,omitempty"`
+	Vectors  *model.Stamp        `json:"vectors,omitempty"`
+	Contexts *model.ContextStamp `json:"contexts,omitempty"`
 }
 
 func rebuildUnfinished(abs string) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 // The salvage is what a rebuild read of the old index, kept in the new one
@@ -255,13 +256,13 @@ func (s *salvager) stamps(ctx context.Context, st *rebuildState) error {
 		}
 	}
 	if v := found["embedding_model"]; v != "" {
-		var stamp Stamp
+		var stamp model.Stamp
 		if json.Unmarshal([]byte(v), &stamp) == nil {
 			st.Vectors = &stamp
 		}
 	}
 	if v := found["context_model"]; v != "" {
-		var cs ContextStamp
+		var cs model.ContextStamp
 		if json.Unmarshal([]byte(v), &cs) == nil {
 			st.Contexts = &cs
 			return s.dst.SetContextStamp(ctx, cs)
@@ -499,7 +500,7 @@ func (s *salvager) ocrPages(ctx context.Context, _ *rebuildState) error {
 // contextualized, and returns the old vectors of those chunks when they
 // were made by the model stamp (nil entries elsewhere; nil when none).
 // Without a salvage it does nothing.
-func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp Stamp) ([][]float32, error) {
+func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp model.Stamp) ([][]float32, error) {
 	if w.salvage == nil {
 		return nil, nil
 	}

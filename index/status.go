@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/grimoire-search/grimoire/model"
 )
 
 // Status is a summary of the index for `grimoire status`.
@@ -32,7 +34,7 @@ type Status struct {
 	// Unsupported counts the library's files that are no book grimoire
 	// reads, by extension, most first.
 	Unsupported []Unsupported
-	Stamp       *Stamp
+	Stamp       *model.Stamp
 	LastRun     *Run
 	// SizeBytes is the size of the database file and its WAL.
 	SizeBytes int64

@@ -3,7 +3,7 @@ package ingest
 import (
 	"context"
 
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // aheadFloats bounds the vectors worked out ahead of one book's embedding

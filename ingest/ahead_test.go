@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // countingEmbedder is the built-in embedder that counts the texts it

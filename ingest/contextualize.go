@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/model/llm"
 )
 
 // contextualize writes Contextual Retrieval's summaries and contexts for a

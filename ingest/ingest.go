@@ -24,10 +24,11 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/llm"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	folder "github.com/grimoire-search/grimoire/internal/mdbook"
+	"github.com/grimoire-search/grimoire/model"
+	"github.com/grimoire-search/grimoire/model/embed"
+	"github.com/grimoire-search/grimoire/model/llm"
 	"github.com/grimoire-search/grimoire/subword"
 )
 
@@ -40,7 +41,7 @@ type Options struct {
 	// as the only context.
 	Context *llm.Contextualizer
 	// ContextStamp names Context's model and prompts, for the index.
-	ContextStamp index.ContextStamp
+	ContextStamp model.ContextStamp
 	// ContextConcurrency bounds the requests to the language model in
 	// flight; default DefaultContextConcurrency.
 	ContextConcurrency int

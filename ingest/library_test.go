@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/reconcile"
 )
 

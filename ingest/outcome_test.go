@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // TestRunTellsEachBookAndItsStages checks what a run tells as it goes:

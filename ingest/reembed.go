@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // Reembed switches the index to the embedder e: every embedded chunk gets a

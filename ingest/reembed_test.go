@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // renamedModel is the built-in embedder under another model name: the

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/subword"
 )
 

@@ -8,11 +8,11 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/model/rerank"
 )
 
 // PassageReranker re-scores a search's candidates with a cross-encoder that
-// reads the question and each passage together (package ingest/rerank).
+// reads the question and each passage together (package model/rerank).
 type PassageReranker interface {
 	// Rerank returns one score per passage, in the order of passages. An
 	// error that matches rerank.ErrUnreachable, or whose code is not

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/model/rerank"
 )
 
 // fakeReranker scores a passage by how many times it says "bowline", and

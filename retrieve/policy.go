@@ -7,7 +7,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // Auto is the fusion that leaves the choice between RRF and Rerank to

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // modelEmbedder is a query embedder that names its model.

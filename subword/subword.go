@@ -10,7 +10,7 @@ import (
 	"context"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // Extractor finds the features of texts: the hashes of the character

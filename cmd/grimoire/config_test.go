@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/model/rerank"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/watcher"

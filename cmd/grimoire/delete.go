@@ -14,7 +14,8 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/ingest/embed"
+	"github.com/grimoire-search/grimoire/model"
+	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 func (a *app) deleteCmd() *cobra.Command {
@@ -268,7 +269,7 @@ type reindexed struct {
 	FTS        bool        `json:"fts"`
 	FTSSeconds float64     `json:"fts_seconds"`
 	Embeddings bool        `json:"embeddings"`
-	Model      index.Stamp `json:"model"`
+	Model      model.Stamp `json:"model"`
 	Chunks     int         `json:"chunks"`
 	Seconds    float64     `json:"seconds"`
 }

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/model/embed"
+	"github.com/grimoire-search/grimoire/model/llm"
 )
 
 // configTemplate is grimoire.toml with every key, its value and a comment.

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/llm"
-	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/model/embed"
+	"github.com/grimoire-search/grimoire/model/llm"
+	"github.com/grimoire-search/grimoire/model/rerank"
 )
 
 // embedConfig is the [embedding] section as package embed takes it.

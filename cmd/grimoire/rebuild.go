@@ -10,7 +10,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/llm"
+	"github.com/grimoire-search/grimoire/model/llm"
 	"github.com/grimoire-search/grimoire/syncer"
 )
 

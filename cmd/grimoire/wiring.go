@@ -9,9 +9,10 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/ingest/embed"
-	"github.com/grimoire-search/grimoire/ingest/llm"
-	"github.com/grimoire-search/grimoire/ingest/rerank"
+	"github.com/grimoire-search/grimoire/model"
+	"github.com/grimoire-search/grimoire/model/embed"
+	"github.com/grimoire-search/grimoire/model/llm"
+	"github.com/grimoire-search/grimoire/model/rerank"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
 	"github.com/grimoire-search/grimoire/syncer"
@@ -43,10 +44,10 @@ func (a *app) embedderOf(ctx context.Context, e embeddingSection) (embed.Embedde
 
 // contextualizer returns the configured language model for Contextual
 // Retrieval and its stamp, or nil when [context] provider is "none".
-func (a *app) contextualizer(ctx context.Context) (*llm.Contextualizer, index.ContextStamp, error) {
+func (a *app) contextualizer(ctx context.Context) (*llm.Contextualizer, model.ContextStamp, error) {
 	c, err := llm.New(ctx, a.cfg.llmConfig(), a.log)
 	if c == nil || err != nil {
-		return nil, index.ContextStamp{}, err
+		return nil, model.ContextStamp{}, err
 	}
 	return c, c.Stamp(), nil
 }

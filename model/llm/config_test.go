@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/model"
 )
 
 func TestNew(t *testing.T) {
@@ -24,7 +24,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := index.ContextStamp{Provider: ProviderOllama, Model: DefaultOllamaModel, Prompt: PromptVersion}
+	want := model.ContextStamp{Provider: ProviderOllama, Model: DefaultOllamaModel, Prompt: PromptVersion}
 	if got := c.Stamp(); got != want {
 		t.Errorf("Stamp = %+v, want %+v", got, want)
 	}
@@ -33,7 +33,7 @@ func TestNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Stamp(); got != (index.ContextStamp{Provider: ProviderOpenAI, Model: "qwen", Prompt: PromptVersion}) {
+	if got := c.Stamp(); got != (model.ContextStamp{Provider: ProviderOpenAI, Model: "qwen", Prompt: PromptVersion}) {
 		t.Errorf("Stamp = %+v", got)
 	}
 }

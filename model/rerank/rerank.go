@@ -15,7 +15,7 @@ import (
 	"sync"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // Score is a reranker's judgement of one passage for a question.

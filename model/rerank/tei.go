@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // tei reranks with Hugging Face Text Embeddings Inference (POST /rerank).

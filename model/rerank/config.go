@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // The providers, as the configuration names them. They are wire formats,

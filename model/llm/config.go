@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // The providers, as the configuration and Info name them.
@@ -96,9 +96,9 @@ func New(ctx context.Context, c Config, log *slog.Logger) (*Contextualizer, erro
 
 // Stamp names the model and the prompts that write c's contexts, for the
 // index: contexts written under another stamp are detected.
-func (c Contextualizer) Stamp() index.ContextStamp {
+func (c Contextualizer) Stamp() model.ContextStamp {
 	i := c.Model.Info()
-	return index.ContextStamp{Provider: i.Provider, Model: i.Model, Prompt: PromptVersion}
+	return model.ContextStamp{Provider: i.Provider, Model: i.Model, Prompt: PromptVersion}
 }
 
 // options are the client options of a server-backed provider; the

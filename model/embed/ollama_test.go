@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 func ollamaOpts(f *fakeOllama, model string) Config {

@@ -1,10 +1,10 @@
 package embed
 
-import "github.com/grimoire-search/grimoire/index"
+import "github.com/grimoire-search/grimoire/model"
 
 // Stamp is how the index records the model: what must be equal for two
 // vectors to be compared. ContextLength is left out; it sizes chunks and
 // does not change vectors.
-func (i Info) Stamp() index.Stamp {
-	return index.Stamp{Provider: i.Provider, Model: i.Model, Dim: i.Dim, Prefix: i.Prefix}
+func (i Info) Stamp() model.Stamp {
+	return model.Stamp{Provider: i.Provider, Model: i.Model, Dim: i.Dim, Prefix: i.Prefix}
 }

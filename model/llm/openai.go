@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // OpenAI-compatible defaults: where the server is looked for, and the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 func openAIOpts(f *fakeOpenAI, model string) Config {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // pool is a search's candidates for the question "which knot makes a fixed

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // Kinds of failure of the server-backed embedders; match them with

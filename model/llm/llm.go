@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/ingest/modelserver"
+	"github.com/grimoire-search/grimoire/model/modelserver"
 )
 
 // Model is a chat model. Implementations are safe for concurrent use.
