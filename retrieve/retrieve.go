@@ -454,8 +454,9 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 	r.pool = max(s.opts.CandidatePool, r.limit)
 	// A server's vectors, once loaded, are brought up to date with the
 	// library the search reads (nothing to read while it is unchanged),
-	// and the rerank takes the passages' vectors from them.
-	if r.vectors && s.vecs.len() > 0 && !s.vecs.loadingFirst() {
+	// and the rerank takes the passages' vectors from them. While the
+	// first load runs, the search reads them with the passages.
+	if r.vectors && s.vecs.filled.Load() {
 		if err := s.vecs.refresh(ctx, s.db, s.opts.Dim, st.lib.Key); err != nil {
 			return r, err
 		}

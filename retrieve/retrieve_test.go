@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/fault"
@@ -554,5 +555,34 @@ func TestBadQueryErrors(t *testing.T) {
 	}
 	if p, err := phrasingsOf(Query{Text: "owls"}); err != nil || len(p) != 1 {
 		t.Errorf("a plain query: %v %v", p, err)
+	}
+}
+
+// A server answers while its vectors load for the first time, from full
+// text, rather than waiting for the load (seconds on a large library).
+func TestSearchDoesNotWaitForFirstLoad(t *testing.T) {
+	w := newIndex(t, library())
+	s := New(&w.DB, fakeEmbedder{"honey nectar": unit(0, 1, 0, 0)}, Options{Dim: 4})
+	// A first load under way: the flag set, the slab's lock held.
+	s.vecs.loading.Store(true)
+	s.vecs.mu.Lock()
+	defer s.vecs.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	done := make(chan []Hit, 1)
+	go func() {
+		hits, err := s.Search(ctx, Query{Text: "honey nectar", Mode: Hybrid})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- hits
+	}()
+	select {
+	case hits := <-done:
+		if titles(hits) != "Bees" || hits[0].VectorRank != 0 {
+			t.Errorf("while the vectors load: %s %+v", titles(hits), hits)
+		}
+	case <-ctx.Done():
+		t.Fatal("the search waited for the vectors' first load")
 	}
 }

@@ -38,6 +38,9 @@ type vectorIndex struct {
 	// loading is set while the first load runs, so that searches in the
 	// meantime can go on without vectors instead of waiting.
 	loading atomic.Bool
+	// filled says a load has finished with rows; read without waiting
+	// for the lock a load under way holds.
+	filled atomic.Bool
 }
 
 // loadingFirst reports whether the first load is under way; it never
@@ -110,6 +113,7 @@ func (v *vectorIndex) refresh(ctx context.Context, db *index.DB, dim int, key st
 		return fmt.Errorf("%d stored vectors do not have %d dimensions; run `grimoire reindex --embeddings`", bad, dim)
 	}
 	v.gen, v.key, v.loaded = gen, key, true
+	v.filled.Store(len(v.chunks) > 0)
 	return nil
 }
 
