@@ -67,9 +67,12 @@ cpu = (cpu_seconds() - cpu0) / n
 status = open("/proc/%d/status" % p.pid).read().splitlines()
 rss = [l for l in status if l.startswith("VmRSS")][0].split()[1]
 hwm = [l for l in status if l.startswith("VmHWM")][0].split()[1]
+# Of the resident memory, what the process holds itself; the rest is the
+# index file's pages, mapped, which the system takes back when it needs to.
+anon = [l for l in status if l.startswith("RssAnon")][0].split()[1]
 p.kill()
 lat.sort()
 def pct(p):
     return 1000 * lat[min(len(lat) - 1, int(len(lat) * p))]
-print("initialize answered %.2f s after start, first search %.2f s; then search p50 %.1f ms, p90 %.1f ms, p95 %.1f ms, server CPU %.1f ms a search (n=%d); RSS %d MB, peak %d MB"
-      % (t_init, t_first, pct(0.5), pct(0.9), pct(0.95), 1000 * cpu, n, int(rss) // 1024, int(hwm) // 1024))
+print("initialize answered %.2f s after start, first search %.2f s; then search p50 %.1f ms, p90 %.1f ms, p95 %.1f ms, server CPU %.1f ms a search (n=%d); RSS %d MB (%d MB its own), peak %d MB"
+      % (t_init, t_first, pct(0.5), pct(0.9), pct(0.95), 1000 * cpu, n, int(rss) // 1024, int(anon) // 1024, int(hwm) // 1024))
