@@ -10,6 +10,7 @@ import (
 )
 
 func TestVersionString(t *testing.T) {
+	t.Parallel()
 	vcs := []debug.BuildSetting{
 		{Key: "vcs", Value: "git"},
 		{Key: "vcs.revision", Value: "f2d242e4ef59c6504914f000cd41c64fff299e4c"},
@@ -44,6 +45,7 @@ func TestVersionString(t *testing.T) {
 }
 
 func TestGoRunBinary(t *testing.T) {
+	t.Parallel()
 	tmp, cache := []string{"/tmp"}, "/home/u/.cache/go-build"
 	for _, tc := range []struct {
 		name, exe string
@@ -84,6 +86,7 @@ func runAt(t *testing.T, exe, dir string, env []string, args ...string) result {
 // TestVersionNamesTheBuild checks that --version says what Go recorded of
 // the build, rather than a placeholder.
 func TestVersionNamesTheBuild(t *testing.T) {
+	t.Parallel()
 	out := ok(t, t.TempDir(), "--version")
 	if strings.TrimSpace(out) == "grimoire version dev" || !strings.HasPrefix(out, "grimoire version ") {
 		t.Fatalf("--version = %q", out)
@@ -106,6 +109,7 @@ func TestVersionNamesTheBuild(t *testing.T) {
 // TestMCPConfigWarnsOfGoRun runs mcp-config from where `go run` leaves its
 // binaries, and from elsewhere.
 func TestMCPConfigWarnsOfGoRun(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	lib := t.TempDir()
 	exe := filepath.Join(tmp, "go-build123456", "b001", "exe", filepath.Base(binary))
@@ -136,6 +140,7 @@ func TestMCPConfigWarnsOfGoRun(t *testing.T) {
 const maxBinaryBytes = 50 << 20
 
 func TestBinarySize(t *testing.T) {
+	t.Parallel()
 	st, err := os.Stat(binary)
 	if err != nil {
 		t.Fatal(err)

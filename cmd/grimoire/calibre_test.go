@@ -87,6 +87,7 @@ func booksByTitle(t *testing.T, lib string, args ...string) map[string]catalogBo
 }
 
 func TestCalibreLibrary(t *testing.T) {
+	t.Parallel()
 	lib, _ := calibreLibrary(t)
 	out := ok(t, lib, "sync", "-v")
 	if !strings.Contains(out, "The Dragon Book - Ann Author.txt: calibre entry: MARKDOWN taken instead") {
@@ -179,6 +180,7 @@ func TestCalibreLibrary(t *testing.T) {
 // A metadata edit in calibre rewrites metadata.opf, never the book: the
 // description changes and the book is not ingested again.
 func TestCalibreEditUnderWatch(t *testing.T) {
+	t.Parallel()
 	lib, opf := calibreLibrary(t)
 	w := start(t, lib, watchEnv, "watch")
 	eventually(t, "the initial scan", 30*time.Second, func() bool {
@@ -202,6 +204,7 @@ func TestCalibreEditUnderWatch(t *testing.T) {
 // them with an EPUB and a MOBI, give four books with calibre's titles,
 // authors and tags.
 func TestCorpusCalibreLibrary(t *testing.T) {
+	t.Parallel()
 	src := testcorpus.Path(t, "calibre-library")
 	lib := t.TempDir()
 	filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
@@ -236,6 +239,7 @@ func TestCorpusCalibreLibrary(t *testing.T) {
 // a list in JSON, parted from the others unmistakably in list's table and
 // list_books' text, and a filter that names it whole finds the book.
 func TestCalibreTagWithComma(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	cal := filepath.Join(lib, "Calibre Library")
 	writeFile(t, filepath.Join(cal, "metadata.db"), "")

@@ -21,6 +21,7 @@ const fileCatalogEPUB = `<dc:subject>Lighthouses</dc:subject><dc:subject>Sea sto
 // book keeps calibre's, whatever its file says, and reading calibre's
 // descriptions again touches neither.
 func TestFileCatalog(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeBytes(t, filepath.Join(lib, "keeper.epub"), testbook.EPUBWith(t, "The Keeper's Log", "The lamp was lit at dusk while the gulls wheeled.", fileCatalogEPUB))
 	writeFile(t, filepath.Join(lib, "notes.md"), "# Notes\n\nLoose notes about otters and their dams.\n")

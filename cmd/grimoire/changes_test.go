@@ -57,6 +57,7 @@ func changes(t *testing.T, out string) []string {
 // library sees and reads what it prints: one stamped line per change,
 // each failure once, and nothing of it in the logs.
 func TestWatchPrintsEachChange(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "first.md"), "# First\n\nThe aardvark digs for termites at night.\n")
 	out, errb := &lockedBuffer{}, &lockedBuffer{}
@@ -160,6 +161,7 @@ func stopWatch(t *testing.T, cmd *exec.Cmd, done chan error) int {
 // stdio says what it does on stderr: stdout is the MCP channel, where a
 // stray line breaks the client.
 func TestServeWatchPrintsChangesToStderr(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "tides.md"), "# Tides\n\nSpring tides follow the full moon.\n")
 	out, errb := &lockedBuffer{}, &lockedBuffer{}
@@ -194,6 +196,7 @@ func TestServeWatchPrintsChangesToStderr(t *testing.T) {
 // in the summary, and not in a log line before it; and that sync -v names
 // each book it ingested.
 func TestSyncTellsFailuresOnce(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "moby.md"), "# Moby-Dick\n\nCall me Ishmael.\n")
 	writeFile(t, filepath.Join(lib, "bad.pdf"), "this is not a PDF")

@@ -17,6 +17,7 @@ import (
 // and every section the layout, a clean sync gives it, and Check must
 // pass. Each kill leaves whole books classified and laid out, or none.
 func TestClassifySurvivesKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
 	}

@@ -42,6 +42,7 @@ func claudeConfig(t *testing.T, enabled string) string {
 // and as the plugin runs it, with the grimoire plugin enabled in Claude
 // Code's settings or not: only one of the two adds the passages.
 func TestSettingsHookGivesWayToPlugin(t *testing.T) {
+	t.Parallel()
 	lib := owlLibrary(t)
 	prompt := promptJSON(t, "Why do owls cough up pellets of bone and fur?")
 	hook := []string{"--library", lib, "hook", "claude-code", "--budget", "1m"}
@@ -94,6 +95,7 @@ func jsonString(t *testing.T, s string) string {
 // args, Claude Desktop's file on Linux; and a note when the plugin is
 // enabled already.
 func TestMCPConfigForClaude(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "tides.md"), "# Tides\n\nSpring tides follow the full moon.\n")
 	none := []string{"CLAUDE_CONFIG_DIR=" + claudeConfig(t, "")}
@@ -125,6 +127,7 @@ func TestMCPConfigForClaude(t *testing.T) {
 // hook's args runs it): the help goes to stderr, and nothing to stdout,
 // which would be added to every prompt.
 func TestBareGrimoireHelpOnStderr(t *testing.T) {
+	t.Parallel()
 	r := runEnv(t, t.TempDir(), "", nil)
 	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "Usage:\n  grimoire [flags]") {
 		t.Errorf("bare grimoire: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)

@@ -18,6 +18,7 @@ import (
 // the repository equal to what `grimoire init` writes with the defaults, and
 // checks that it names every key the configuration has.
 func TestRepositoryConfigIsTheTemplate(t *testing.T) {
+	t.Parallel()
 	want, err := renderConfig(defaultInitValues())
 	if err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestRepositoryConfigIsTheTemplate(t *testing.T) {
 }
 
 func TestTOMLValue(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   any
 		want string
@@ -88,6 +90,7 @@ func TestTOMLValue(t *testing.T) {
 // TestDefaultsAreThePackages keeps the configuration's defaults those of
 // the packages that use them.
 func TestDefaultsAreThePackages(t *testing.T) {
+	t.Parallel()
 	d := defaults()
 	r, c := retrieve.ConfigDefaults(), ingest.DefaultChunking()
 	for key, want := range map[string]any{

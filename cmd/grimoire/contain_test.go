@@ -136,6 +136,7 @@ func parseSync(t *testing.T, r result) syncOut {
 // outside, while sync waits to hash them. The outside text must never be
 // indexed, nor answer a query.
 func TestSwappedLinkNeverServesOutsideContent(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lib, outside := filepath.Join(dir, "lib"), filepath.Join(dir, "outside")
 	x, y := filepath.Join(lib, "x.md"), filepath.Join(lib, "sub", "y.md")
@@ -183,6 +184,7 @@ func TestSwappedLinkNeverServesOutsideContent(t *testing.T) {
 // book there from the start. sync must finish, skipping them, in bounded
 // memory.
 func TestSyncSurvivesFIFOAndDevZero(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	a, f, z := filepath.Join(lib, "a.md"), filepath.Join(lib, "f.md"), filepath.Join(lib, "z.md")
 	writeFile(t, a, "# Alpha\n\nalpha\n")
@@ -218,6 +220,7 @@ func TestSyncSurvivesFIFOAndDevZero(t *testing.T) {
 // and one for a link to /dev/zero, while a larger book before them is
 // being ingested. Ingest must not wait for the FIFO nor read /dev/zero.
 func TestIngestSurvivesFIFOAndDevZero(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	a, x, y := filepath.Join(lib, "a.md"), filepath.Join(lib, "x.md"), filepath.Join(lib, "y.md")
 	writeFile(t, a, bigMarkdown(4<<20))
@@ -276,6 +279,7 @@ func bigMarkdown(n int) string {
 // interrupts. It must still exit with 130 within two seconds of SIGTERM,
 // or at once on a second signal.
 func TestSignalStopsAStuckProcess(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("finds the blocked open through /proc")
 	}
@@ -357,6 +361,7 @@ func blockedInFIFOOpen(pid int) bool {
 // named like a book, then adds a FIFO and swaps a book for a link to
 // /dev/zero: new books must still be indexed, and SIGTERM must stop it.
 func TestWatchGoesOnPastFIFOsAndLinks(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	a := filepath.Join(lib, "a.md")
 	writeFile(t, a, "# Aardvark\n\nThe aardvark digs for termites at night.\n")

@@ -11,6 +11,7 @@ import (
 // that scans it takes the current folder and says so while the folder has
 // no index yet, and refuses a home folder unless it is named.
 func TestCurrentFolderLibrary(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeFile(t, filepath.Join(home, "owls.md"), "# Owls\n\nOwls hunt at night.\n")
 	plain := t.TempDir()
@@ -49,6 +50,7 @@ func TestCurrentFolderLibrary(t *testing.T) {
 
 // TestSweepingFolder: the folders whose scan would take in everything.
 func TestSweepingFolder(t *testing.T) {
+	t.Parallel()
 	home, err := os.UserHomeDir()
 	if err != nil {
 		t.Skip("no home folder:", err)

@@ -36,6 +36,7 @@ func fill(t *testing.T, dir string) string {
 // says so in status and retries on its own, with no further change to the
 // library, once there is room again.
 func TestWatchRetriesAfterDiskFull(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a small file system needs root")
 	}

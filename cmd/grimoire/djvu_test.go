@@ -16,6 +16,7 @@ import (
 // page fails saying it has neither text nor images (scans are read by OCR:
 // ocrscan_test.go); the other says it is no DjVu file.
 func TestDjVu(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "charts.djvu"), string(testbook.DjVu(t, "Harbour Charts",
 		"The tide turns at noon.",
@@ -54,6 +55,7 @@ func TestDjVu(t *testing.T) {
 // TestCorpusDjVu syncs the corpus's DjVu files: the specification's
 // outline gives its chapters, and a passage is found on its page.
 func TestCorpusDjVu(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	src := testcorpus.Path(t, "books", "djvu")
 	entries, _ := os.ReadDir(src)

@@ -15,6 +15,7 @@ import (
 // (bare and zipped), DOCX, ODT, HTML and HTMLZ: each is ingested with its
 // title and format, and a search finds its passage in it.
 func TestSyncDocumentFormats(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	books := []struct {
 		file, typ, title, passage string
@@ -68,6 +69,7 @@ func TestSyncDocumentFormats(t *testing.T) {
 // fails alone, with a reason that names the file and says what is wrong,
 // and the good book beside them is ingested.
 func TestBrokenDocumentFormats(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	var sheet bytes.Buffer
 	zw := zip.NewWriter(&sheet)

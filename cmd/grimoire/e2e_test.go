@@ -158,6 +158,7 @@ func wantCounters(t *testing.T, step string, got syncOut, want map[string]int) {
 // TestSyncScenario drives the identity and reconcile rules of the design
 // through the binary, on a library the test writes itself.
 func TestSyncScenario(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "owls.md"), "---\ntitle: On Owls\nauthor: A. Birder\n---\n# Night hunters\n\nOwls hunt at night and swallow their prey whole.\n\n## Pellets\n\nThey cough up pellets of bone and fur.\n")
 	writeFile(t, filepath.Join(lib, "tea.txt"), "A SHORT HISTORY OF TEA\n\nCHAPTER I.\n\nTea came to Europe from China in the seventeenth century.\n\nCHAPTER II.\n\nThe clipper ships raced each other home with the new harvest.\n")
@@ -248,6 +249,7 @@ func TestSyncScenario(t *testing.T) {
 // TestMissingRootPrunesNothing uses a config file whose library folder
 // disappears (an unmounted drive), with the index kept outside it.
 func TestMissingRootPrunesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "Books")
 	writeFile(t, filepath.Join(lib, "a.md"), "# A\n\nalpha\n")
@@ -269,6 +271,7 @@ func TestMissingRootPrunesNothing(t *testing.T) {
 }
 
 func TestConfigErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\".\"]\n[retrieval]\nmdoe = \"fts\"\n")
 	r := grimoire(t, dir, "status")
@@ -287,6 +290,7 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestQueryBeforeSync(t *testing.T) {
+	t.Parallel()
 	r := grimoire(t, t.TempDir(), "query", "anything")
 	if r.code != exitNotFound || !strings.Contains(r.stderr, "grimoire sync") {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
@@ -313,6 +317,7 @@ func TestQueryBeforeSync(t *testing.T) {
 }
 
 func TestSecondWriterRefused(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "a.md"), "# A\n\nalpha\n")
 	ok(t, lib, "sync")
@@ -350,6 +355,7 @@ func corpusLibrary(t *testing.T) string {
 }
 
 func TestCorpusBooks(t *testing.T) {
+	t.Parallel()
 	lib := corpusLibrary(t)
 	var s syncOut
 	okJSON(t, &s, lib, "sync")
@@ -435,6 +441,7 @@ func first(h []hitOut) any {
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 func TestCorpusEPUB(t *testing.T) {
+	t.Parallel()
 	src := testcorpus.Path(t, "books", "epub")
 	bad := testcorpus.Path(t, "bad")
 	lib := t.TempDir()
@@ -482,6 +489,7 @@ func TestCorpusEPUB(t *testing.T) {
 }
 
 func TestCorpusPDF(t *testing.T) {
+	t.Parallel()
 	src := testcorpus.Path(t, "books", "pdf")
 	bad := testcorpus.Path(t, "bad")
 	lib := t.TempDir()

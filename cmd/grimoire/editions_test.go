@@ -24,6 +24,7 @@ type distinctHitOut struct {
 // one hit that lists the other two, in JSON and in the human output; the
 // Gutenberg EPUB's licence is not searchable.
 func TestEditionsAreOneHit(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	for _, p := range [][]string{{"text", "11-0.txt"}, {"epub", "pg11.epub"}, {"epub", "epubjs-alice.epub"}} {
 		copyFile(t, testcorpus.Path(t, append([]string{"books"}, p...)...), filepath.Join(lib, p[1]))

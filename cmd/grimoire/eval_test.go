@@ -50,6 +50,7 @@ Sailors reef the mainsail when the wind rises above twenty knots.
 }
 
 func TestEvalBooks(t *testing.T) {
+	t.Parallel()
 	lib, questions := tinyBooks(t)
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
@@ -136,6 +137,7 @@ func TestEvalBooks(t *testing.T) {
 // TestEvalBooksPhrasings asks each question as a client model does: its
 // query and further phrasings, in a set named after the phrasings file.
 func TestEvalBooksPhrasings(t *testing.T) {
+	t.Parallel()
 	lib, questions := tinyBooks(t)
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
@@ -179,6 +181,7 @@ func TestEvalBooksPhrasings(t *testing.T) {
 // TestEvalPrompts gives the prompt hook ordinary prompts: NO-MATCH is the
 // share it stayed silent on.
 func TestEvalPrompts(t *testing.T) {
+	t.Parallel()
 	lib, _ := tinyBooks(t)
 	dir := t.TempDir()
 	prompts := filepath.Join(dir, "prompts.jsonl")
@@ -212,6 +215,7 @@ func TestEvalPrompts(t *testing.T) {
 }
 
 func TestEvalBooksMistakes(t *testing.T) {
+	t.Parallel()
 	lib, questions := tinyBooks(t)
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
@@ -248,6 +252,7 @@ func TestEvalBooksMistakes(t *testing.T) {
 }
 
 func TestEvalBEIR(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	col := filepath.Join(dir, "tiny")
 	writeFile(t, filepath.Join(col, "corpus.jsonl"), `{"_id": "d1", "title": "Vitamin D", "text": "Vitamin D deficiency is common in northern winters."}
@@ -291,6 +296,7 @@ func TestEvalBEIR(t *testing.T) {
 // book made of a folder counts for a question about that file: its anchor
 // names it.
 func TestPassagesCountAlsoInAnchors(t *testing.T) {
+	t.Parallel()
 	q := eval.BookQuestion{ID: "q1", Kind: eval.Keyword, Book: "ch03.md",
 		Evidence: []string{"a pure function is a function without side effects"}}
 	hit := retrieve.HitView{

@@ -30,6 +30,7 @@ func filterLibrary(t *testing.T) (dir, lib string) {
 // TestQueryFiltersSayWhyNothingMatches: a filter that can select no book
 // is an error that says so, rather than "no matches".
 func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
+	t.Parallel()
 	dir, lib := filterLibrary(t)
 	cases := []struct {
 		name  string
@@ -98,6 +99,7 @@ func TestQueryFiltersSayWhyNothingMatches(t *testing.T) {
 // fail as the CLI's do, as tool errors the model can act on, and the
 // tools' schemas offer the types there are.
 func TestMCPSearchFiltersSayWhyNothingMatches(t *testing.T) {
+	t.Parallel()
 	dir, lib := filterLibrary(t)
 	c, _ := serveClient(t, binary, dir, "--library", lib, "serve")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

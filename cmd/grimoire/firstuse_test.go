@@ -14,6 +14,7 @@ import (
 // TestMissingLibraryIsRefused: a library folder that does not exist, with
 // no index yet, is a typo to report, not an empty library to create.
 func TestMissingLibraryIsRefused(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
@@ -58,6 +59,7 @@ func TestMissingLibraryIsRefused(t *testing.T) {
 
 // TestLibraryThatIsAFile: a file given as the library is a usage error.
 func TestLibraryThatIsAFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "book.md"), "# A\n\nalpha\n")
 	r := grimoire(t, dir, "--library", "book.md", "sync")
@@ -72,6 +74,7 @@ func TestLibraryThatIsAFile(t *testing.T) {
 // TestUsageErrorsExit2: every mistake in how a command is called exits 2
 // and says, on stderr, how the command is called.
 func TestUsageErrorsExit2(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
@@ -109,6 +112,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 // sync summary does not make a new book look like a part of what was
 // hashed.
 func TestCountsReadRight(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "owls.md"), "# Owls\n\nOwls hunt at night.\n")
 	steps := []struct {
@@ -147,6 +151,7 @@ func TestCountsReadRight(t *testing.T) {
 // `exclusions --json` names its content as `list --json` did, and that the
 // same slug lifts the exclusion.
 func TestExclusionsSpeakLikeList(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "owls.md"), "---\ntitle: On Owls\n---\n# Night hunters\n\nOwls hunt at night.\n")
 	ok(t, lib, "sync")
@@ -201,6 +206,7 @@ func addPendingBooks(t *testing.T, lib string, names ...string) {
 // and --json marks each hit; "no matches" then speaks only of the ready
 // books.
 func TestQueryDuringFirstSync(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "owls.md"), "# Owls\n\nOwls hunt at night.\n")
 	ok(t, lib, "sync")

@@ -14,6 +14,7 @@ import (
 // TestBundleDescriptionNamesEveryFormat holds the Claude Desktop bundle's
 // description, which is static JSON, to the format registry.
 func TestBundleDescriptionNamesEveryFormat(t *testing.T) {
+	t.Parallel()
 	m := readJSON(t, filepath.Join("..", "..", "mcpb", "manifest.json")).(map[string]any)
 	desc, _ := m["description"].(string)
 	if formats := strings.Join(ingest.Formats().Names(), ", "); !strings.Contains(desc, formats) {
@@ -29,6 +30,7 @@ var typeList = regexp.MustCompile("`--type` \\(([^;)]*)")
 // README or the documents under docs/, wherever it is, and holds it to the
 // format registry's types.
 func TestDocsTypeListIsTheRegistry(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	files = append([]string{filepath.Join("..", "..", "README.md")}, files...)
 	found := false

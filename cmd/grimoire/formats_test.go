@@ -16,6 +16,7 @@ import (
 // and .pdf. Empty files are no books; the others are one book each, of the
 // format that reads them, and nothing is reported as a wrong format.
 func TestEmptyFilesAndSharedBytes(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	for _, name := range []string{"empty.epub", "empty.md", "empty.pdf"} {
 		writeFile(t, filepath.Join(lib, name), "")
@@ -77,6 +78,7 @@ func TestEmptyFilesAndSharedBytes(t *testing.T) {
 // format, found by a query with the citation their format has; each broken
 // one fails with a reason that says what is wrong with it.
 func TestKindleAndRTF(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "harbour.mobi"), string(testbook.MOBI(t, "Harbour Log", "The pilot boarded the steamer beyond the breakwater at slack water.")))
 	writeFile(t, filepath.Join(lib, "lamp.azw3"), string(testbook.AZW3(t, "Lamp Journal", "The keeper trimmed the wicks of the great lamp before the gale.")))
@@ -131,6 +133,7 @@ func TestKindleAndRTF(t *testing.T) {
 // TestCorpusKindleAndRTF syncs the corpus's Kindle books and RTF files and
 // finds a passage of each kind.
 func TestCorpusKindleAndRTF(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	n := 0
 	for _, dir := range []string{"mobi", "azw3", "rtf"} {

@@ -85,6 +85,7 @@ func sameOutput(s, lib string) string {
 // Both must print the same, exit the same and leave the same books, but
 // where the watcher does more: it takes a lifted book back in at once.
 func TestWatcherCarriesOutWrites(t *testing.T) {
+	t.Parallel()
 	handed, alone := handoffBooks(t), handoffBooks(t)
 	ok(t, alone, "sync")
 	w := watching(t, handed, 3, watchEnv, "watch")
@@ -164,6 +165,7 @@ func TestWatcherCarriesOutWrites(t *testing.T) {
 // back in the index when the lift answers, though nothing in the folder
 // changed.
 func TestServeWatchCarriesOutWrites(t *testing.T) {
+	t.Parallel()
 	lib := handoffBooks(t)
 	// An index to serve from the start: with none, serve makes one while
 	// its watcher waits for the lock.
@@ -195,6 +197,7 @@ func TestServeWatchCarriesOutWrites(t *testing.T) {
 // configured has the watcher re-embed the library with it, and ingest new
 // books with it from then on.
 func TestWatcherSwitchesModel(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	lib := handoffBooks(t)
 	w := watching(t, lib, 3, watchEnv, "watch")
@@ -232,6 +235,7 @@ func TestWatcherSwitchesModel(t *testing.T) {
 // command sends, or a scope outside its library, is Invalid before the
 // watch loop hears of it.
 func TestHandedSyncIsChecked(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	a := &app{cfg: &Config{Library: []string{lib}}}
 	tests := []struct {

@@ -14,6 +14,7 @@ import (
 // the requester with an error that says so, at once; a requester killed
 // before the watcher read its request has nothing done for it.
 func TestHandoffSurvivesKills(t *testing.T) {
+	t.Parallel()
 	t.Run("the watcher is killed", func(t *testing.T) {
 		lib := handoffBooks(t)
 		w := watching(t, lib, 3, watchEnv, "watch")
@@ -34,6 +35,10 @@ func TestHandoffSurvivesKills(t *testing.T) {
 		if code := d.cmd.ProcessState.ExitCode(); code != exitInternal || !strings.Contains(d.errb.String(), want) {
 			t.Fatalf("exit %d\nstderr: %s", code, d.errb.String())
 		}
+		// Until its parent reaps it, a killed process's pid still answers
+		// as alive, and the next command would take it for the writer.
+		<-w.done
+		w.done <- nil
 		// With no writer left, the command runs itself.
 		if r := grimoire(t, lib, "delete", "owls", "--yes"); r.code != 0 || strings.Contains(r.stderr, "handed") {
 			t.Errorf("delete once the watcher is gone: exit %d\n%s", r.code, r.stderr)

@@ -104,6 +104,7 @@ func damagePages(t *testing.T, db string, seed int64) int {
 // none may report success, all must say how to recover, and `rebuild`
 // must bring back the index a clean sync builds.
 func TestDamagedIndex(t *testing.T) {
+	t.Parallel()
 	lib := shelfLibrary(t, 8)
 	clean := cloneDir(t, lib)
 	ok(t, clean, "sync")
@@ -162,6 +163,7 @@ func TestDamagedIndex(t *testing.T) {
 // TestUnreadableIndexFile puts a file that is no database at all where the
 // index should be.
 func TestUnreadableIndexFile(t *testing.T) {
+	t.Parallel()
 	lib := shelfLibrary(t, 1)
 	writeFile(t, filepath.Join(lib, ".grimoire", "grimoire.db"), strings.Repeat("not a database ", 4096))
 	for _, args := range [][]string{{"sync"}, {"status"}, {"query", "owl"}} {
@@ -184,6 +186,7 @@ func TestUnreadableIndexFile(t *testing.T) {
 // `grimoire watch` runs: a second writer must still be refused, and status
 // must still name the watcher.
 func TestDeletedLockFileKeepsOneWriter(t *testing.T) {
+	t.Parallel()
 	lib := shelfLibrary(t, 2)
 	w := start(t, lib, watchEnv, "watch")
 	eventually(t, "the initial scan", 30*time.Second, func() bool {
@@ -228,6 +231,7 @@ func TestDeletedLockFileKeepsOneWriter(t *testing.T) {
 // again, and once damaged, where only the lost chunks' contexts, sections'
 // summaries and vectors may be.
 func TestRebuildAsksTheModelsOnlyForWhatWasLost(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	lib := shelfLibrary(t, 4)
 	env := ollamaEnv(f)
@@ -326,6 +330,7 @@ func countRows(t *testing.T, db, q string) int {
 // then lets it finish: the index must be a clean sync's, and the damaged
 // file must be kept, once, as it was.
 func TestRebuildSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
 	}

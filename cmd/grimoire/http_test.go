@@ -87,6 +87,7 @@ func memKB(pid int) (rss, hwm int64, ok bool) {
 }
 
 func TestHTTPRefusesForeignOrigins(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	_, url := serveHTTP(t, lib, nil, "127.0.0.1:0", "--allow-origin", "HTTPS://App.example:443/")
 	port := strings.TrimSuffix(url[strings.LastIndex(url, ":")+1:], "/mcp")
@@ -208,6 +209,7 @@ func sendBody(t *testing.T, url, contentType string, size int64, chunked bool) (
 }
 
 func TestHTTPBodyIsCheckedAndCapped(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	p, url := serveHTTP(t, lib, nil, "127.0.0.1:0")
 	const gigabyte = 1 << 30
@@ -249,6 +251,7 @@ func TestHTTPBodyIsCheckedAndCapped(t *testing.T) {
 var tokenLine = regexp.MustCompile(`Authorization: Bearer (\S+)"`)
 
 func TestHTTPOffLoopbackNeedsToken(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	status := func(t *testing.T, url, token string) int {
 		t.Helper()
@@ -384,6 +387,7 @@ func httpClient(t *testing.T, url, token string, legacy bool) *client.Client {
 }
 
 func TestHTTPSessionsAreCapped(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	p, url := serveHTTP(t, lib, nil, "127.0.0.1:0")
 	const limit = 1000 // the default cap
@@ -455,6 +459,7 @@ func TestHTTPSessionsAreCapped(t *testing.T) {
 // TestMCPOverHTTPLegacySession runs a client of the session protocol, with
 // its event stream open, through the guard.
 func TestMCPOverHTTPLegacySession(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	p, url := serveHTTP(t, lib, nil, "127.0.0.1:0")
 	exerciseServer(t, httpClient(t, url, "", true))

@@ -106,6 +106,7 @@ func exerciseServer(t *testing.T, c *client.Client) {
 }
 
 func TestMCPOverStdio(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	c, err := client.NewStdioMCPClientWithOptions(binary, cleanEnv(), []string{"serve"}, transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 		cmd := exec.CommandContext(ctx, command, args...)
@@ -144,6 +145,7 @@ func TestMCPOverStdio(t *testing.T) {
 }
 
 func TestMCPOverHTTP(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	p := start(t, lib, nil, "serve", "--http", "127.0.0.1:0")
 	addr := waitForAddr(t, p)
@@ -160,6 +162,7 @@ func TestMCPOverHTTP(t *testing.T) {
 }
 
 func TestServeWatchStaysReadOnlyWhenLocked(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	w := start(t, lib, watchEnv, "watch")
 	eventually(t, "the watcher to hold the lock", 20*time.Second, func() bool {
@@ -213,6 +216,7 @@ func cleanEnv() []string {
 // TestMCPRawLegacyHandshake speaks the 2025-06-18 protocol by hand, the way
 // Claude Desktop has, and checks that stdout carries nothing but JSON-RPC.
 func TestMCPRawLegacyHandshake(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	cmd := exec.Command(binary, "serve")
 	cmd.Dir, cmd.Env = lib, cleanEnv()

@@ -36,6 +36,7 @@ func reportedVersion(t *testing.T, bin string) string {
 // release/build.sh stamps it) and a plain one, and that its instructions
 // name every format the registry reads.
 func TestMCPServerInfoIsTheBuild(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	released := filepath.Join(t.TempDir(), "grimoire")
 	if runtime.GOOS == "windows" {
@@ -67,6 +68,7 @@ func TestMCPServerInfoIsTheBuild(t *testing.T) {
 // TestHelpNamesEveryFormat checks that `grimoire --help` lists the formats
 // the registry reads.
 func TestHelpNamesEveryFormat(t *testing.T) {
+	t.Parallel()
 	out := ok(t, t.TempDir(), "--help")
 	if formats := strings.Join(ingest.Formats().Names(), ", "); !strings.Contains(strings.Join(strings.Fields(out), " "), formats) {
 		t.Errorf("--help does not name the formats %q:\n%s", formats, out)
@@ -78,6 +80,7 @@ func TestHelpNamesEveryFormat(t *testing.T) {
 // content serialized, as the MCP specification asks of tools with an
 // output schema.
 func TestMCPResultsCarryTheirJSON(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	c, _ := serveClient(t, binary, lib, "--library", lib, "serve")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -63,6 +63,7 @@ func mdBookLibrary(t *testing.T) (lib, book string) {
 }
 
 func TestMDBookFolderIsOneBook(t *testing.T) {
+	t.Parallel()
 	lib, book := mdBookLibrary(t)
 	var s syncOut
 	okJSON(t, &s, lib, "sync")
@@ -172,6 +173,7 @@ func TestMDBookFolderIsOneBook(t *testing.T) {
 // TestMDBookWatch checks that watch re-reads an mdBook whose chapter
 // changes, and takes a folder whose SUMMARY.md appears for one book.
 func TestMDBookWatch(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	dir := filepath.Join(lib, "guide")
 	writeFile(t, filepath.Join(dir, "one.md"), "# One\n\nPelicans fish in the estuary at dawn.\n")
@@ -206,6 +208,7 @@ func TestMDBookWatch(t *testing.T) {
 // thousands of times, nesting hundreds deep, and a chapter reached through
 // a symbolic link.
 func TestMDBookHostile(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	lib := filepath.Join(base, "lib")
 	writeFile(t, filepath.Join(base, "outside.md"), "# Outside\n\nThe password is periwinkle.\n")
@@ -244,6 +247,7 @@ func TestMDBookHostile(t *testing.T) {
 // chapter files and a SUMMARY.md that names many more, is one book whose
 // chapters are those SUMMARY.md names that are there.
 func TestCorpusRustBook(t *testing.T) {
+	t.Parallel()
 	src := testcorpus.Path(t, "books", "markdown", "rust-book")
 	lib := t.TempDir()
 	ents, _ := os.ReadDir(src)

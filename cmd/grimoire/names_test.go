@@ -9,6 +9,7 @@ import (
 // TestSlugPrefixes names books by the beginning of their slug, wherever a
 // command takes a slug.
 func TestSlugPrefixes(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "alice1.txt"), "Alice One\n\nCHAPTER I.\n\nDown the rabbit hole.\n")
 	writeFile(t, filepath.Join(lib, "alice2.txt"), "Alice Two\n\nCHAPTER I.\n\nThrough the looking glass.\n")
@@ -62,6 +63,7 @@ func TestSlugPrefixes(t *testing.T) {
 // TestConfigNames: a mistyped key is named with its section and the key
 // meant; a bad duration says which format it wants.
 func TestConfigNames(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, toml string
 		env        []string

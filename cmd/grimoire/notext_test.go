@@ -11,6 +11,7 @@ import (
 // fails it with the reason, as it fails a PDF without text, and status
 // lists it among the problems; a note with a line of text is a book.
 func TestNotesWithoutText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file, body, reason string
 	}{

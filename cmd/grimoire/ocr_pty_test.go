@@ -61,6 +61,7 @@ var ocrShown = regexp.MustCompile(`^OCR (\d)/3 pages \[[=> ]{20}\] +(\d+)%  \d+s
 // moving with them, with their pace and the time left once there is one,
 // and is gone before the summary.
 func TestOCRProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	g := newGatedTesseract(t, lib)
 	writeFile(t, filepath.Join(lib, "logbook.pdf"), string(testbook.ScannedPDF(t,

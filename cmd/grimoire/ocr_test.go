@@ -45,6 +45,7 @@ type ocrStatus struct {
 // the note, and a passage from a scanned page is found and cited to its
 // page.
 func TestOCRScannedBook(t *testing.T) {
+	t.Parallel()
 	needTesseract(t)
 	lib := scannedCorpus(t, "freeculture-p18-21.pdf")
 	writeFile(t, filepath.Join(lib, "note.md"), "# Gardens\n\nA short note about gardens and hedges.\n")
@@ -72,6 +73,7 @@ func TestOCRScannedBook(t *testing.T) {
 // failure but waits, listed by status with how to install it; once
 // tesseract is there, the next sync reads it with no other step.
 func TestOCRWaitsForTesseract(t *testing.T) {
+	t.Parallel()
 	lib := scannedCorpus(t, "freeculture-p18-21.pdf")
 	missing := filepath.Join(t.TempDir(), "no", "tesseract")
 	writeFile(t, filepath.Join(lib, "grimoire.toml"), "library = [\".\"]\n[ocr]\ntesseract = \""+missing+"\"\n")
@@ -102,6 +104,7 @@ func TestOCRWaitsForTesseract(t *testing.T) {
 // reads a scan, then syncs again: the pages stored before the kill are not
 // read again, and the book comes out whole.
 func TestOCRResumesAfterKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
 	}

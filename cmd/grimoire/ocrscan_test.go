@@ -75,6 +75,7 @@ func hitOn(t *testing.T, lib, q, file string, page int) (hitOut, bool) {
 // search finds the words on their page, and status flags the smeared
 // page as read with low confidence.
 func TestOCRMadeScan(t *testing.T) {
+	t.Parallel()
 	needTesseract(t)
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "logbook.pdf"), string(testbook.ScannedPDF(t,
@@ -113,6 +114,7 @@ var ferry = []string{
 // the next sync reads that page and lays the book out again, with no
 // other step.
 func TestOCRMixedPDFWaitsThenRead(t *testing.T) {
+	t.Parallel()
 	needTesseract(t)
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "harbour.pdf"), string(testbook.ScannedPDF(t,
@@ -166,6 +168,7 @@ func TestOCRMixedPDFWaitsThenRead(t *testing.T) {
 // is searchable from it, both listed by status with the package to
 // install; once ddjvu is there, the next sync reads them.
 func TestOCRDjVu(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "logbook.djvu"), string(testbook.ScannedDjVu(t, "Logbook",
 		testbook.ScannedPage{Scan: testbook.ScanPage(t, herons...)})))
@@ -216,6 +219,7 @@ func TestOCRDjVu(t *testing.T) {
 // tesseract reads no page again, and the scan is found on its page after
 // it.
 func TestRebuildKeepsOCR(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	log := countingTesseract(t, lib)
 	writeFile(t, filepath.Join(lib, "logbook.pdf"), string(testbook.ScannedPDF(t,
@@ -250,6 +254,7 @@ func TestRebuildKeepsOCR(t *testing.T) {
 // its scans are unread and what tries them again, and later syncs do not
 // try them again: a rebuild does.
 func TestOCRFailureKeepsBookSearchable(t *testing.T) {
+	t.Parallel()
 	real := needTesseract(t)
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "harbour.pdf"), string(testbook.ScannedPDF(t,
@@ -307,6 +312,7 @@ func TestOCRFailureKeepsBookSearchable(t *testing.T) {
 // waiting for OCR fits why they wait: something to install, or OCR turned
 // off.
 func TestOCRStatusSaysWhatReadsTheScans(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, ocr   string
 		want, never string
@@ -335,6 +341,7 @@ func TestOCRStatusSaysWhatReadsTheScans(t *testing.T) {
 // while ddjvu draws a DjVu page: the copy of the book ddjvu reads must
 // not be left behind in the temporary folder.
 func TestDjVuDrawingKilledLeavesNoCopy(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
 	}
@@ -384,6 +391,7 @@ func TestDjVuDrawingKilledLeavesNoCopy(t *testing.T) {
 // called by its file name, as a text PDF without one is, and not by the
 // first line OCR read on it.
 func TestOCRScanTitledByFileName(t *testing.T) {
+	t.Parallel()
 	needTesseract(t)
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "Harbour Logbook.pdf"), string(testbook.ScannedPDF(t,

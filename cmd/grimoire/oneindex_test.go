@@ -59,6 +59,7 @@ func mcpConfigIndex(t *testing.T, dir string, args ...string) string {
 // Ollama section (init, --config): both name one library, and find one
 // index.
 func TestOneIndexHoweverNamed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "Books")
 	writeFile(t, filepath.Join(lib, "tides.md"), "# Tides\n\nSpring tides follow the full moon.\n")
@@ -101,6 +102,7 @@ func TestOneIndexHoweverNamed(t *testing.T) {
 // second index appears; then the one written last is used, and each
 // process says so once.
 func TestOlderIndexBesideConfig(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	lib := filepath.Join(dir, "Books")
 	writeFile(t, filepath.Join(lib, "tides.md"), "# Tides\n\nSpring tides follow the full moon.\n")

@@ -17,6 +17,7 @@ import (
 // process stays far under 1 GB at its peak (the kernel's count; before the
 // limits, the 600 MB page alone took it to 2.5-3.5 GB).
 func TestPDFBombs(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("writes and refuses bombs of 600 MB")
 	}

@@ -277,6 +277,7 @@ const pluginDir = "../../claude-plugin"
 // TestClaudePluginSchema checks the plugin's files against the documented
 // schema, and that they run grimoire as it is called.
 func TestClaudePluginSchema(t *testing.T) {
+	t.Parallel()
 	manifestErrs, options := pluginManifest(readJSON(t, filepath.Join(pluginDir, ".claude-plugin", "plugin.json")))
 	hookErrs, handlers := pluginHooks(readJSON(t, filepath.Join(pluginDir, "hooks", "hooks.json")))
 	serverErrs, servers := pluginServers(readJSON(t, filepath.Join(pluginDir, ".mcp.json")))
@@ -339,6 +340,7 @@ func TestClaudePluginSchema(t *testing.T) {
 
 // TestClaudePluginSchemaCatches feeds the checks the mistakes they are for.
 func TestClaudePluginSchemaCatches(t *testing.T) {
+	t.Parallel()
 	decode := func(s string) any {
 		var v any
 		if err := json.Unmarshal([]byte(s), &v); err != nil {
@@ -439,6 +441,7 @@ func grimoireOnPath(t *testing.T) string {
 // would, through each shell, with the options in the environment, on
 // Claude Code's JSON: the hook option set, left empty, and set to off.
 func TestClaudePluginHookRuns(t *testing.T) {
+	t.Parallel()
 	lib := owlLibrary(t)
 	command := pluginCommand(t, "UserPromptSubmit")
 	path := "PATH=" + grimoireOnPath(t) + string(os.PathListSeparator) + os.Getenv("PATH")
@@ -464,6 +467,7 @@ func TestClaudePluginHookRuns(t *testing.T) {
 // hook says nothing and succeeds, on every prompt. With grimoire there,
 // the start says nothing.
 func TestClaudePluginWithoutGrimoire(t *testing.T) {
+	t.Parallel()
 	start := pluginCommand(t, "SessionStart")
 	prompt := pluginCommand(t, "UserPromptSubmit")
 	empty := "PATH=" + t.TempDir()

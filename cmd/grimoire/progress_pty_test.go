@@ -94,6 +94,7 @@ var clockOf = regexp.MustCompile(`%  (\d+(?:h\d+m|m\d+s|s))[ ,]`)
 // there is progress to draw it from, and the line is gone before the
 // summary.
 func TestSyncProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	g := newGatedModels(t)
 	lib := progressLibrary(t)
 	cmd := exec.Command(binary, "sync")
@@ -160,6 +161,7 @@ func TestSyncProgressOnATerminal(t *testing.T) {
 // TestSyncProgressOnlyOnATerminal checks that a sync whose stderr is not a
 // terminal draws nothing there, however long it runs.
 func TestSyncProgressOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	g := newGatedModels(t)
 	lib := progressLibrary(t)
 	go func() {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestProgressLineRender(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		line           progressLine
@@ -45,6 +46,7 @@ func TestProgressLineRender(t *testing.T) {
 }
 
 func TestFitColumns(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		cols int
@@ -63,6 +65,7 @@ func TestFitColumns(t *testing.T) {
 }
 
 func TestChangeLogPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		roots []string
@@ -88,6 +91,7 @@ func TestChangeLogPaths(t *testing.T) {
 // common terminals: the name keeps its start and its end, the other
 // fields give way first, and no line is wider than the terminal.
 func TestProgressLineFit(t *testing.T) {
+	t.Parallel()
 	const name = "The History of the Decline and Fall of the Roman Empire, Volume the Third"
 	parsing := progressLine{step: "indexing", done: 41, total: 100, count: "book 3/12", now: `parsing "` + name + `" (1.2 MB)`}
 	embedding := progressLine{step: "indexing", done: 41, total: 100, count: "book 3/12", now: `"` + name + `": embedding 340/1,204 chunks`}
@@ -134,6 +138,7 @@ func TestProgressLineFit(t *testing.T) {
 // page takes longer than the pace so far, rather than standing still
 // until the page is done.
 func TestOCRTimeLeftMoves(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	now := t0
 	p := &progress{w: io.Discard, fd: -1, enabled: true, start: t0.Add(-time.Hour), now: func() time.Time { return now }}

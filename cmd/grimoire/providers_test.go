@@ -229,6 +229,7 @@ func okEnv(t *testing.T, dir string, env []string, v any, args ...string) {
 }
 
 func TestOllamaEmbeddingsAndContexts(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	lib := providerLibrary(t)
 	env := ollamaEnv(f)
@@ -291,6 +292,7 @@ func TestOllamaEmbeddingsAndContexts(t *testing.T) {
 }
 
 func TestProviderErrors(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	lib := providerLibrary(t)
 	env := append(ollamaEnv(f), "GRIMOIRE_EMBEDDING_MODEL=bge-m3")
@@ -316,6 +318,7 @@ func TestProviderErrors(t *testing.T) {
 }
 
 func TestOpenAICompatibleRoute(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "text-embedding-3-small", "gpt-local")
 	lib := providerLibrary(t)
 	env := []string{
@@ -393,6 +396,7 @@ func (f *fakeModels) killSyncWhen(t *testing.T, lib string, env []string, what s
 // writes contexts, then re-runs it: no stored summary or context is asked
 // for again.
 func TestKillDuringContextualizing(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	f.delay = 30 * time.Millisecond
 	lib := t.TempDir()
@@ -425,6 +429,7 @@ func TestKillDuringContextualizing(t *testing.T) {
 // not stored at the kill: the request in flight, and what was worked out
 // ahead of the batch being stored.
 func TestKillDuringEmbedding(t *testing.T) {
+	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
 	f.embedDelay = 50 * time.Millisecond
 	lib := t.TempDir()
@@ -451,6 +456,7 @@ func TestKillDuringEmbedding(t *testing.T) {
 }
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := "http://" + ln.Addr().String()

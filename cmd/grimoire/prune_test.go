@@ -55,6 +55,7 @@ func umount(t *testing.T, dir string) {
 // is an empty folder of another device once unmounted. Neither sync nor
 // watch may prune its books then; an explicit --prune does.
 func TestUnmountedDrivePrunesNothing(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("mounting needs root")
 	}
@@ -123,6 +124,7 @@ func TestUnmountedDrivePrunesNothing(t *testing.T) {
 // books are kept, by sync and by watch, and status says why, until
 // sync --prune.
 func TestUnmountedDriveInsideLibrary(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("mounting needs root")
 	}
@@ -199,6 +201,7 @@ func TestUnmountedDriveInsideLibrary(t *testing.T) {
 // TestMassRemovalIsHeld: most of a folder's books gone at once is held;
 // a few gone is an ordinary removal.
 func TestMassRemovalIsHeld(t *testing.T) {
+	t.Parallel()
 	dir, lib := evidenceLibrary(t, 0)
 	writeBooks(t, lib, 20)
 	var s syncOut
@@ -224,6 +227,7 @@ func TestMassRemovalIsHeld(t *testing.T) {
 // TestSyncPathOutsideLibrary: a path outside the library, a typo, or a
 // library folder that does not exist change nothing.
 func TestSyncPathOutsideLibrary(t *testing.T) {
+	t.Parallel()
 	dir, lib := evidenceLibrary(t, 0)
 	writeBooks(t, lib, 4)
 	writeFile(t, filepath.Join(dir, "Downloads", "newbook.md"), "# New\n\nA new book.\n")
@@ -265,6 +269,7 @@ func TestSyncPathOutsideLibrary(t *testing.T) {
 // index knows that is missing (an unmounted drive) is no typo: sync goes
 // on and keeps its books.
 func TestMisspeltLibraryWithDBPath(t *testing.T) {
+	t.Parallel()
 	dir, lib := evidenceLibrary(t, 0)
 	writeBooks(t, lib, 12)
 	var s syncOut
@@ -332,6 +337,7 @@ func fileSums(t *testing.T, paths ...string) string {
 // TestSyncPathThroughLink: a path argument is resolved without following
 // links; a path through one is refused and indexes nothing.
 func TestSyncPathThroughLink(t *testing.T) {
+	t.Parallel()
 	dir, lib := evidenceLibrary(t, 0)
 	writeBooks(t, lib, 1)
 	outside := filepath.Join(dir, "outside")

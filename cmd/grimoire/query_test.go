@@ -10,6 +10,7 @@ import (
 // TestNoMatches: an empty search names what it read while indexing is
 // under way, and stays a bare "no matches" once it is done.
 func TestNoMatches(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		indexing *retrieve.IndexingView
@@ -33,6 +34,7 @@ func TestNoMatches(t *testing.T) {
 // book holds, in its text and on every hit of --json; a search that finds
 // nothing says it on stderr under --json, whose list is empty.
 func TestQueryNamesMissingWords(t *testing.T) {
+	t.Parallel()
 	lib := owlLibrary(t)
 	out := ok(t, lib, "--library", lib, "query", "Why do owls in Kubernetes cough up pellets?")
 	if !strings.HasPrefix(out, `No book in the library holds the word "Kubernetes".`) {

@@ -23,6 +23,7 @@ var readmeNotReadFiles = []string{"README.md", filepath.Join("docs", "library.md
 // says: no extension in it is one grimoire reads. Each file must give the
 // example.
 func TestReadmeNotReadExampleIsTrue(t *testing.T) {
+	t.Parallel()
 	for _, name := range readmeNotReadFiles {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("..", "..", name))

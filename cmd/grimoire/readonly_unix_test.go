@@ -21,6 +21,7 @@ import (
 // the writer has closed (no -wal or -shm is left), and readers cannot
 // create the shared-memory file SQLite wants.
 func TestReadOnlyIndexFolder(t *testing.T) {
+	t.Parallel()
 	lib := shelfLibrary(t, 2)
 	ok(t, lib, "sync")
 	dir := filepath.Join(lib, ".grimoire")

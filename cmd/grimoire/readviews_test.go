@@ -117,6 +117,7 @@ var numberedTitle = regexp.MustCompile(`^(?i:chapter|section|part) (\d+)\b`)
 // for a chapter or a section is the one `section` and get_section take,
 // and titles made up by grimoire carry no other number.
 func TestPrintedIndexesArePasteable(t *testing.T) {
+	t.Parallel()
 	dir := seaLibrary(t)
 	out := ok(t, dir, "outline", "sea-notes")
 	entry := regexp.MustCompile(`^( *)(\d+)  (.*)$`)
@@ -217,6 +218,7 @@ type outlineOut struct {
 // is one line of text and one entry without sections, and null fields are
 // absent, not null.
 func TestMCPOutlineIsCompact(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	c := stdioClient(t, lib)
 	res := callTool(t, c, "get_book_outline", map[string]any{"book": "knots"})
@@ -247,6 +249,7 @@ func TestMCPOutlineIsCompact(t *testing.T) {
 // context: 69 KB of text and structured content before, with every
 // one-section chapter listed twice and null pages.
 func TestMCPOutlineSizeMobyDick(t *testing.T) {
+	t.Parallel()
 	src := testcorpus.Path(t, "books", "epub", "moby-dick.epub")
 	lib := t.TempDir()
 	copyFile(t, src, filepath.Join(lib, "moby-dick.epub"))
@@ -303,6 +306,7 @@ var pageWord = regexp.MustCompile(`\bpg(\d+)w\d+\b`)
 // TestMCPSectionPagesPerPage: a long section comes in pages of text, and
 // each gives the pages of the book it spans, not the whole section's.
 func TestMCPSectionPagesPerPage(t *testing.T) {
+	t.Parallel()
 	var pages [][]string
 	for p := 1; p <= 12; p++ {
 		var lines []string
@@ -373,6 +377,7 @@ func words(s string) string { return strings.Join(strings.Fields(s), " ") }
 // TestMCPNeighborsReadOnce: the chunks around a hit read on from one
 // another, without the sentences that chunking repeats between them.
 func TestMCPNeighborsReadOnce(t *testing.T) {
+	t.Parallel()
 	dir := seaLibrary(t)
 	c := stdioClient(t, dir)
 	type chunk struct {
@@ -512,6 +517,7 @@ func schemaProblems(path string, s any) []string {
 // TestMCPSchemasArePortable walks every tool's input and output schema as
 // a real server lists them.
 func TestMCPSchemasArePortable(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	c := stdioClient(t, lib)
 	tools, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
@@ -543,6 +549,7 @@ func TestMCPSchemasArePortable(t *testing.T) {
 
 // TestSchemaProblemsFindsThem: the walk above finds what it looks for.
 func TestSchemaProblemsFindsThem(t *testing.T) {
+	t.Parallel()
 	var s any
 	json.Unmarshal([]byte(`{"type":"object","required":["a","z"],"properties":{
 		"a":{"type":["null","integer"]},
@@ -582,6 +589,7 @@ func schemaNames(s any, into map[string]bool) {
 // and arguments its schemas have (or the tools and their arguments), and the search
 // description names every score that a search in the default mode returns.
 func TestMCPDescriptionsMatchOutputs(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	c := stdioClient(t, lib)
 	tools, err := c.ListTools(context.Background(), mcpgo.ListToolsRequest{})
@@ -635,6 +643,7 @@ var cliCommand = regexp.MustCompile("`grimoire|grimoire (list|outline|status|sec
 // TestMCPToolErrorsNameTools: a mistake the model can mend points it at
 // the tool that mends it, not at a command it cannot run.
 func TestMCPToolErrorsNameTools(t *testing.T) {
+	t.Parallel()
 	lib := mcpLibrary(t)
 	writeFile(t, filepath.Join(lib, "tides-two.md"), "# Tides again\n\nA second book on tides.\n")
 	ok(t, lib, "sync")
@@ -669,6 +678,7 @@ func TestMCPToolErrorsNameTools(t *testing.T) {
 // TestCountsInWords: one of a thing is said in the singular, by the tools
 // and in the reasons a sync gives for holding removals back.
 func TestCountsInWords(t *testing.T) {
+	t.Parallel()
 	dir, lib := evidenceLibrary(t, 0)
 	writeFile(t, filepath.Join(lib, "knots.md"), "# Knots\n\nThe bowline makes a fixed loop.\n")
 	ok(t, dir, "sync")

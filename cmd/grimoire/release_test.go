@@ -27,6 +27,7 @@ func mcpbCLI(t *testing.T) string {
 
 // TestBundleManifestValidates runs the mcpb CLI on the bundle's manifest.
 func TestBundleManifestValidates(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(mcpbCLI(t), "validate", filepath.Join("..", "..", "mcpb", "manifest.json")).CombinedOutput()
 	if err != nil {
 		t.Errorf("mcpb validate: %v\n%s", err, out)
@@ -37,6 +38,7 @@ func TestBundleManifestValidates(t *testing.T) {
 // release/build.sh: a manifest chooses a binary by system and not by
 // processor, so each bundle's display name must say which Mac it is for.
 func TestReleaseMacBundlesDiffer(t *testing.T) {
+	t.Parallel()
 	mcpb := mcpbCLI(t)
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("no node")

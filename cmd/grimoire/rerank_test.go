@@ -129,6 +129,7 @@ func rerankLibrary(t *testing.T) string {
 }
 
 func TestRerankReordersHits(t *testing.T) {
+	t.Parallel()
 	lib := rerankLibrary(t)
 	var plain []rerankedHit
 	okEnv(t, lib, nil, &plain, "query", "knot", "--json")
@@ -186,6 +187,7 @@ func okOut(t *testing.T, dir string, env []string, args ...string) string {
 // the fusion's order, with a warning that says where it was looked for and
 // what to do; commands that do not search never look for it.
 func TestRerankServerDown(t *testing.T) {
+	t.Parallel()
 	lib := rerankLibrary(t)
 	var plain []rerankedHit
 	okEnv(t, lib, nil, &plain, "query", "knot", "--json")
@@ -229,6 +231,7 @@ func TestRerankServerDown(t *testing.T) {
 // TestRerankMisconfigured: a configuration the reranker cannot work with
 // stops the search with exit 2 and the fix.
 func TestRerankMisconfigured(t *testing.T) {
+	t.Parallel()
 	lib := rerankLibrary(t)
 	noReranking := newFakeReranker(t)
 	noReranking.reranking = false

@@ -13,6 +13,7 @@ import (
 // lets go of the writer lock as it does, rather than staying on as an
 // orphan that keeps every other writer out.
 func TestServeExitsWhenStdinCloses(t *testing.T) {
+	t.Parallel()
 	// Generous for a loaded machine; the exit takes milliseconds.
 	const within = 5 * time.Second
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 // TestStatusDuringFirstSync: while the first sync runs, status says so
 // rather than "last sync never", which would send the user to start one.
 func TestStatusDuringFirstSync(t *testing.T) {
+	t.Parallel()
 	g := newGatedModels(t)
 	lib := progressLibrary(t)
 	env := g.env()

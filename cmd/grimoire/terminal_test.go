@@ -9,6 +9,7 @@ import (
 )
 
 func TestEscapeControls(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, keep, want string }{
 		{"plain title", "", "plain title"},
 		{"name\x1b[31mred.md", "", `name\x1b[31mred.md`},
@@ -54,6 +55,7 @@ func FuzzTerminalWriter(f *testing.F) {
 // TestFileNamesCannotDriveTheTerminal: names and titles with escape
 // sequences come out escaped in human output and exact in JSON.
 func TestFileNamesCannotDriveTheTerminal(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	red := "name\x1b[31mred.md"
 	title := "\x1b]0;title\a.md"

@@ -28,6 +28,7 @@ func unsupportedLine(t *testing.T, lib string) string {
 }
 
 func TestStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "notes.md"), "# Notes\n\nThe aardvark digs for termites at night.\n")
 	for _, name := range []string{"comics/a.cbz", "comics/b.cbz", "comics/C.CBZ", "scans/atlas.cbr", "covers/a.jpg", "covers/b.jpg", "LICENSE"} {
@@ -89,6 +90,7 @@ func TestStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 }
 
 func TestStatusNamesTheMostCommonExtensions(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "notes.md"), "# Notes\n\nThe aardvark digs for termites at night.\n")
 	for i, ext := range []string{".a", ".b", ".c", ".d", ".e", ".f", ".g"} {
@@ -104,6 +106,7 @@ func TestStatusNamesTheMostCommonExtensions(t *testing.T) {
 }
 
 func TestWatchKeepsTheCountOfFilesItDoesNotRead(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "notes.md"), "# Notes\n\nThe aardvark digs for termites at night.\n")
 	writeFile(t, filepath.Join(lib, "a.cbz"), "not a book")

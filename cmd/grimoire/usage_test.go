@@ -11,6 +11,7 @@ import (
 // that does not parse a message naming the flag and the value; all exit 2
 // as usage errors do.
 func TestUsageHints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		args []string
@@ -43,6 +44,7 @@ func TestUsageHints(t *testing.T) {
 // the reason, as query's do, with --json too; an empty library listed
 // without filters is no error, and says how books get in.
 func TestListNoneSelected(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "owls.md"), "# Owls\n\nOwls hunt at night.\n")
 	ok(t, lib, "--library", lib, "sync")
@@ -79,6 +81,7 @@ func TestListNoneSelected(t *testing.T) {
 // TestDeleteNamesTheBook: delete without --yes, where it cannot ask,
 // names the book its slug or prefix resolved to in its refusal.
 func TestDeleteNamesTheBook(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	book := filepath.Join(lib, "owls.md")
 	writeFile(t, book, "---\ntitle: Owls of the North\nauthor: Ann Birder\n---\n\n# Owls\n\nOwls hunt at night.\n")

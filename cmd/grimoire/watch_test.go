@@ -106,6 +106,7 @@ func topBook(t *testing.T, dir, q string) (hitOut, bool) {
 var watchEnv = []string{"GRIMOIRE_WATCH_DEBOUNCE=300ms"}
 
 func TestWatchKeepsIndexInSync(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "first.md"), "# First\n\nThe aardvark digs for termites at night.\n")
 	w := start(t, lib, watchEnv, "watch")
@@ -359,6 +360,7 @@ func cloneDir(t *testing.T, src string) string {
 // (mid-hash, mid-parse, mid-embed, mid-prune), then lets it finish, and
 // compares the index with a clean run's.
 func TestSyncSurvivesKill9(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
 	}
@@ -398,6 +400,7 @@ func TestSyncSurvivesKill9(t *testing.T) {
 // War and Peace and checks that a restart completes the book with exactly
 // the chunks of a clean run.
 func TestWatchSurvivesKill9MidIngest(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills real processes; slow")
 	}
@@ -451,6 +454,7 @@ func TestWatchSurvivesKill9MidIngest(t *testing.T) {
 // ingests it (the new version must win, once), then stops watch with
 // SIGTERM in the middle of another long ingest.
 func TestWatchRequeuesChangedBookAndStopsCleanly(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long ingest")
 	}
@@ -512,6 +516,7 @@ func TestWatchRequeuesChangedBookAndStopsCleanly(t *testing.T) {
 // to settle (15 × debounce): the watcher hands it on half-written. No
 // failure may show while it grows; once whole, it is added.
 func TestWatchWaitsForSlowCopy(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(testcorpus.Path(t, "books", "pdf", "freeculture.pdf"))
 	if err != nil {
 		t.Fatal(err)

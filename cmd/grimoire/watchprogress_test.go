@@ -14,6 +14,7 @@ import (
 // naming it, and a scan its pages and the time left; a book done sooner
 // says nothing.
 func TestWatchProgressPlain(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	now := t0
 	var out bytes.Buffer
@@ -64,6 +65,7 @@ func TestWatchProgressPlain(t *testing.T) {
 // book has been in work for progressDelay, whatever the watch did before,
 // and is taken away when the book is done.
 func TestWatchProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	now := t0
 	var screen bytes.Buffer

@@ -14,6 +14,7 @@ import (
 // ends in a dot, is either indexed or reported by its name with the
 // reason, never passed over in silence; the other books are indexed.
 func TestWindowsNames(t *testing.T) {
+	t.Parallel()
 	lib := t.TempDir()
 	writeFile(t, filepath.Join(lib, "tides.md"), "# Tides\n\nSpring tides follow the full and the new moon.\n")
 	long := filepath.Join(lib, strings.Repeat("a-long-folder-name-", 8), strings.Repeat("and-another-one-", 8), "owls.md")
