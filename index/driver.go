@@ -67,7 +67,7 @@ func (c markingConn) PrepareContext(ctx context.Context, query string) (driver.S
 }
 
 func (c markingConn) Begin() (driver.Tx, error) {
-	t, err := c.Conn.Begin() //nolint:staticcheck // the driver.Conn method itself
+	t, err := c.Conn.Begin()
 	if err != nil {
 		return nil, mark(err)
 	}
@@ -108,12 +108,12 @@ func (c markingConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid()
 type markingStmt struct{ driver.Stmt }
 
 func (s markingStmt) Exec(args []driver.Value) (driver.Result, error) {
-	r, err := s.Stmt.Exec(args) //nolint:staticcheck // the driver.Stmt method itself
+	r, err := s.Stmt.Exec(args)
 	return r, mark(err)
 }
 
 func (s markingStmt) Query(args []driver.Value) (driver.Rows, error) {
-	r, err := s.Stmt.Query(args) //nolint:staticcheck // the driver.Stmt method itself
+	r, err := s.Stmt.Query(args)
 	if err != nil {
 		return nil, mark(err)
 	}
