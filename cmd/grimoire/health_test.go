@@ -313,7 +313,9 @@ func storedContexts(t *testing.T, db string) string {
 
 func countRows(t *testing.T, db, q string) int {
 	t.Helper()
-	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro")
+	// A writer may hold the file for a moment (creating the schema, at a
+	// commit): wait for it, as grimoire's own readers do.
+	conn, err := sql.Open("sqlite", "file:"+db+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
