@@ -13,13 +13,14 @@ import (
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 )
 
 // BooksToIngest returns the books that are pending or parsed, oldest first,
 // each with the paths that hold it; books known to need OCR come after the
 // others, which they would hold up for long.
-func (d *DB) BooksToIngest(ctx context.Context) ([]Book, error) {
+func (d *DB) BooksToIngest(ctx context.Context) ([]library.Book, error) {
 	return d.queryBooks(ctx, `WHERE b.status IN ('pending', 'parsed')
 ORDER BY EXISTS (SELECT 1 FROM ocr_book o WHERE o.hash = b.hash), b.id`)
 }
@@ -39,7 +40,7 @@ type BookMeta struct {
 // StoreParsed replaces the structure of book id with the given chapters
 // (with their sections and section text) and chunks, in one transaction, and
 // moves the book to Parsed. Storing the same book twice never duplicates rows.
-func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []Chapter, chunks []Chunk) error {
+func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []library.Chapter, chunks []library.Chunk) error {
 	return w.Update(ctx, func(t *Tx) error {
 		_, err := t.StoreParsed(ctx, id, meta, chapters, chunks)
 		return err
@@ -48,7 +49,7 @@ func (w *Writer) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapt
 
 // StoreParsed is Writer.StoreParsed inside a transaction; it returns the ids
 // of the stored chunks, in order.
-func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []Chapter, chunks []Chunk) ([]int64, error) {
+func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters []library.Chapter, chunks []library.Chunk) ([]int64, error) {
 	ids := make([]int64, 0, len(chunks))
 	res, err := t.tx.ExecContext(ctx, `DELETE FROM chunk WHERE book_id = ?`, id)
 	if err != nil {
@@ -77,7 +78,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 		return nil, err
 	}
 	defer insSec.Close()
-	var hash Hash
+	var hash library.Hash
 	if t.salvage {
 		if hash, err = t.bookHash(ctx, id); err != nil {
 			return nil, fmt.Errorf("store book %d: %w", id, err)
@@ -85,7 +86,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 	}
 	// A section's text is stored once: in its chunks where they give it
 	// back (sectiontext.go), else in its row.
-	var sections []Section
+	var sections []library.Section
 	for _, c := range chapters {
 		sections = append(sections, c.Sections...)
 	}
@@ -122,7 +123,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 	for i, k := range chunks {
 		state := k.State
 		if state == "" {
-			state = ChunkPending
+			state = library.ChunkPending
 		}
 		res, err := insChunk.ExecContext(ctx, id, k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Context, k.Text, k.Anchor, k.PageStart, k.PageEnd, k.Tokens, state,
 			int(provisionalRole), joins[i].overlap, joins[i].gap, fulltext.Length(k.Heading, k.Context, k.Text))
@@ -163,7 +164,7 @@ func (t *Tx) StoreParsed(ctx context.Context, id int64, meta BookMeta, chapters 
 UPDATE book SET title = ?, authors = ?, author = ?, language = ?, source_type = ?, page_count = ?,
 	page_labels = ?, slug = ?, status = 'parsed', error = '', attempts = attempts + 1
 WHERE id = ?`,
-		meta.Title, string(authors), joinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, string(labels), slug, id)
+		meta.Title, string(authors), library.JoinAuthors(meta.Authors), meta.Language, meta.SourceType, meta.PageCount, string(labels), slug, id)
 	if err != nil {
 		return nil, fmt.Errorf("update book %d: %w", id, err)
 	}
@@ -190,7 +191,7 @@ UPDATE book SET status = 'failed', error = ?, attempts = attempts + 1 WHERE id =
 
 // ChunksToEmbed returns up to limit chunks of book id that are not embedded
 // yet, in book order.
-func (d *DB) ChunksToEmbed(ctx context.Context, id int64, limit int) ([]Chunk, error) {
+func (d *DB) ChunksToEmbed(ctx context.Context, id int64, limit int) ([]library.Chunk, error) {
 	return d.ChunksToEmbedAfter(ctx, id, -1, limit)
 }
 
@@ -203,15 +204,15 @@ WHERE book_id = ? AND idx > ? AND state != 'embedded' ORDER BY idx LIMIT ?`
 // index it was given: the search then starts there, where one from the
 // book's start would pass over every chunk embedded so far, a cost that
 // grows with the square of the book's chunks.
-func (d *DB) ChunksToEmbedAfter(ctx context.Context, id int64, after, limit int) ([]Chunk, error) {
+func (d *DB) ChunksToEmbedAfter(ctx context.Context, id int64, after, limit int) ([]library.Chunk, error) {
 	rows, err := d.db.QueryContext(ctx, chunksToEmbedSQL, id, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
 	}
 	defer rows.Close()
-	var out []Chunk
+	var out []library.Chunk
 	for rows.Next() {
-		k := Chunk{BookID: id}
+		k := library.Chunk{BookID: id}
 		if err := rows.Scan(&k.ID, &k.Index, &k.ChapterIndex, &k.SectionIndex, &k.Heading, &k.Context, &k.Text, &k.State); err != nil {
 			return nil, err
 		}
@@ -326,14 +327,14 @@ SELECT p.id, p.slug FROM book b JOIN book p ON p.id = b.replaces WHERE b.id = ?`
 // DeleteBook removes the book slug names (its slug, or a prefix of it only
 // it has; see ResolveSlug) and excludes its content, so that no later sync
 // brings it back while a file still holds it.
-func (w *Writer) DeleteBook(ctx context.Context, slug string) (Book, error) {
-	var b Book
+func (w *Writer) DeleteBook(ctx context.Context, slug string) (library.Book, error) {
+	var b library.Book
 	err := w.Update(ctx, func(t *Tx) error {
 		var err error
 		if b, err = bookBySlug(ctx, t.tx, slug); err != nil {
 			return err
 		}
-		path := b.originPath
+		path := b.OriginPath
 		if len(b.Paths) > 0 {
 			path = b.Paths[0]
 		}
@@ -352,7 +353,7 @@ ON CONFLICT(hash) DO NOTHING`, b.Hash, b.Slug, b.Title, path, t.now); err != nil
 
 // Exclusion is a content the user deleted; syncs skip files that hold it.
 type Exclusion struct {
-	Hash Hash `json:"hash"`
+	Hash library.Hash `json:"hash"`
 	// Slug is the name the book had when it was deleted; empty for
 	// exclusions recorded before slugs were kept.
 	Slug       string    `json:"slug"`
@@ -391,9 +392,9 @@ func (w *Writer) LiftExclusion(ctx context.Context, key string) (Exclusion, erro
 		return Exclusion{}, err
 	}
 	var found []Exclusion
-	hexKey := strings.TrimPrefix(strings.ToLower(key), hashPrefix)
+	hexKey := strings.TrimPrefix(strings.ToLower(key), library.HashPrefix)
 	for _, e := range ex {
-		hs := strings.TrimPrefix(e.Hash.String(), hashPrefix)
+		hs := strings.TrimPrefix(e.Hash.String(), library.HashPrefix)
 		if (len(hexKey) >= 6 && strings.HasPrefix(hs, hexKey)) || e.Path == key || strings.EqualFold(e.Title, key) || e.hasSlug(key) {
 			found = append(found, e)
 		}
@@ -525,8 +526,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func joinAuthors(a []string) string { return strings.Join(a, "; ") }
-
 // RetryFailed puts failed books back in the queue.
 func (w *Writer) RetryFailed(ctx context.Context) error {
 	if _, err := w.exec(ctx, `UPDATE book SET status = 'pending' WHERE status = 'failed'`); err != nil {
@@ -585,7 +584,7 @@ func (d *DB) Check(ctx context.Context) error {
 // SetCatalog records what a catalogue says of the book with content h,
 // and lets its title, authors and language stand for the book's own where
 // it gives them. It reports whether the book exists and changed.
-func (t *Tx) SetCatalog(ctx context.Context, h Hash, e CatalogEntry) (bool, error) {
+func (t *Tx) SetCatalog(ctx context.Context, h library.Hash, e library.CatalogEntry) (bool, error) {
 	tags, _ := json.Marshal(nonNil(e.Tags))
 	ids := []byte("{}")
 	if len(e.Identifiers) > 0 {
@@ -606,7 +605,7 @@ UPDATE book SET catalog_path = ?1, series = ?2, series_index = ?3, tags = ?4, pu
 WHERE hash = ?12 AND NOT (catalog_path = ?1 AND series = ?2 AND series_index = ?3 AND tags = ?4 AND publisher = ?5
 	AND published = ?6 AND identifiers = ?7 AND (?8 = '' OR title = ?8) AND (?9 = '' OR authors = ?9) AND (?11 = '' OR language = ?11))`,
 		e.Path, e.Series, e.SeriesIndex, string(tags), e.Publisher, e.Published, string(ids),
-		e.Title, string(authors), joinAuthors(e.Authors), e.Language, h)
+		e.Title, string(authors), library.JoinAuthors(e.Authors), e.Language, h)
 	if err != nil {
 		return false, fmt.Errorf("store the catalogue of book %s: %w", h, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/internal/passage"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // classified is what the index holds of a chunk's classification.
@@ -131,7 +132,7 @@ func TestCatalogReclassifies(t *testing.T) {
 		t.Fatalf("byline of a book without authors: %v, want %v", got, passage.Content)
 	}
 	if err := w.Update(ctx, func(tx *Tx) error {
-		_, err := tx.SetCatalog(ctx, b.Hash, CatalogEntry{Authors: []string{"Lewis Carroll"}})
+		_, err := tx.SetCatalog(ctx, b.Hash, library.CatalogEntry{Authors: []string{"Lewis Carroll"}})
 		return err
 	}); err != nil {
 		t.Fatal(err)

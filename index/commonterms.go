@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // The library's most common terms ("the", "of") are in most chunks, and
@@ -140,7 +141,7 @@ func (d *DB) commonTermDocs(ctx context.Context, terms []string, out map[string]
 // addCommonTerms adds chunks, being stored, to the counts common_term
 // holds: counting every common term again costs seconds at a million
 // chunks, cutting the new chunks' words a few milliseconds.
-func (t *Tx) addCommonTerms(ctx context.Context, chunks []Chunk) error {
+func (t *Tx) addCommonTerms(ctx context.Context, chunks []library.Chunk) error {
 	rows, err := t.tx.QueryContext(ctx, `SELECT term FROM common_term`)
 	if err != nil {
 		return fmt.Errorf("common terms: %w", err)

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestCommonTermCountsStayFTS5s: the counts the writer keeps of the common
@@ -16,14 +18,14 @@ func TestCommonTermCountsStayFTS5s(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
 	words := []string{"the", "whales", "sea", "ship", "captain", "harpoon", "of", "white"}
-	book := func(i int) Book {
+	book := func(i int) library.Book {
 		// "the" in every book, "whales" (the term "whale") in every
 		// second one, the others in fewer.
 		text := "the " + words[1+i%2*6] + " " + words[2+i%6] + fmt.Sprintf(" number%d", i)
-		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, Hash{})
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, library.Hash{})
 		return ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
 	}
-	var books []Book
+	var books []library.Book
 	for i := range 12 {
 		books = append(books, book(i))
 	}
@@ -88,7 +90,7 @@ func TestCommonTermCountsStayFTS5s(t *testing.T) {
 	books = append(books, book(13))
 	check("after another book was added", true)
 	// A term counts once a chunk, whatever its case, accents and column.
-	h, _ := put(t, w, "/lib/the.txt", "The the THÉ whales", Hash{})
+	h, _ := put(t, w, "/lib/the.txt", "The the THÉ whales", library.Hash{})
 	books = append(books, ingestFake(t, w, h, "The Book", "The the THÉ whales"))
 	check("after a book that says the same term several times", true)
 
@@ -116,7 +118,7 @@ func TestCommonTermCountsStayFTS5s(t *testing.T) {
 func TestCommonTermsWaitForALargeLibrary(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h, _ := put(t, w, "/lib/a.txt", "the sea", Hash{})
+	h, _ := put(t, w, "/lib/a.txt", "the sea", library.Hash{})
 	ingestFake(t, w, h, "A", "the sea")
 	if err := w.RefreshCommonTerms(ctx); err != nil {
 		t.Fatal(err)
@@ -133,7 +135,7 @@ func TestCommonTermsChosenAgainAsTheLibraryGrows(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
 	add := func(i int, text string) {
-		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, Hash{})
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, library.Hash{})
 		ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
 	}
 	for i := range 20 {

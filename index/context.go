@@ -8,6 +8,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 )
 
@@ -72,7 +73,7 @@ func (w *Writer) StoreSummary(ctx context.Context, id int64, chapter, section in
 // ChunkToContextualize is a chunk waiting for its context, with its
 // section's summary.
 type ChunkToContextualize struct {
-	Chunk
+	library.Chunk
 	Summary string
 }
 
@@ -90,7 +91,7 @@ ORDER BY k.idx LIMIT ?`, id, limit)
 	defer rows.Close()
 	var out []ChunkToContextualize
 	for rows.Next() {
-		k := ChunkToContextualize{Chunk: Chunk{BookID: id, State: ChunkPending}}
+		k := ChunkToContextualize{Chunk: library.Chunk{BookID: id, State: library.ChunkPending}}
 		if err := rows.Scan(&k.ID, &k.Index, &k.ChapterIndex, &k.SectionIndex, &k.Heading, &k.Text, &k.Summary); err != nil {
 			return nil, err
 		}
@@ -193,15 +194,15 @@ ORDER BY k.id LIMIT ?`
 // whose id is above after. A caller going batch by batch passes the last id
 // it was given: a search from the first chunk would pass over every chunk
 // done so far, a cost that grows with the square of the library's chunks.
-func (d *DB) ChunksToReembed(ctx context.Context, after int64, limit int) ([]Chunk, error) {
+func (d *DB) ChunksToReembed(ctx context.Context, after int64, limit int) ([]library.Chunk, error) {
 	rows, err := d.db.QueryContext(ctx, chunksToReembedSQL, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("chunks to re-embed: %w", err)
 	}
 	defer rows.Close()
-	var out []Chunk
+	var out []library.Chunk
 	for rows.Next() {
-		var k Chunk
+		var k library.Chunk
 		if err := rows.Scan(&k.ID, &k.BookID, &k.Index, &k.Heading, &k.Context, &k.Text); err != nil {
 			return nil, err
 		}

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // fileColumns are the columns scanFile reads, in its order.
 const fileColumns = `path, root, hash, size, mtime_ns, inode, verified_ns, source_type`
 
 // scanFile reads one row of fileColumns.
-func scanFile(rows *sql.Rows) (File, error) {
-	var f File
+func scanFile(rows *sql.Rows) (library.File, error) {
+	var f library.File
 	var inode int64
 	err := rows.Scan(&f.Path, &f.Root, &f.Hash, &f.Size, &f.MtimeNS, &inode, &f.VerifiedNS, &f.SourceType)
 	f.Inode = uint64(inode)
@@ -22,13 +23,13 @@ func scanFile(rows *sql.Rows) (File, error) {
 }
 
 // Files returns every file row, keyed by path.
-func (d *DB) Files(ctx context.Context) (map[string]File, error) {
+func (d *DB) Files(ctx context.Context) (map[string]library.File, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT `+fileColumns+` FROM file`)
 	if err != nil {
 		return nil, fmt.Errorf("load files: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[string]File)
+	out := make(map[string]library.File)
 	for rows.Next() {
 		f, err := scanFile(rows)
 		if err != nil {
@@ -41,13 +42,13 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 
 // FilesOf returns the rows of the files that hold content h, sorted by
 // path; none when no file holds it.
-func (d *DB) FilesOf(ctx context.Context, h Hash) ([]File, error) {
+func (d *DB) FilesOf(ctx context.Context, h library.Hash) ([]library.File, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT `+fileColumns+` FROM file WHERE hash = ? ORDER BY path`, h)
 	if err != nil {
 		return nil, fmt.Errorf("files of %s: %w", h.Short(), err)
 	}
 	defer rows.Close()
-	var out []File
+	var out []library.File
 	for rows.Next() {
 		f, err := scanFile(rows)
 		if err != nil {
@@ -117,7 +118,7 @@ func (w *Writer) failed(err error) error {
 // old one, so the old version keeps answering until the new one is ready.
 // A book it creates takes f.SourceType. It reports whether a book was
 // created.
-func (t *Tx) PutFile(ctx context.Context, f File, previous Hash) (created bool, err error) {
+func (t *Tx) PutFile(ctx context.Context, f library.File, previous library.Hash) (created bool, err error) {
 	_, err = t.tx.ExecContext(ctx, `
 INSERT INTO file(`+fileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(path) DO UPDATE SET root = excluded.root, hash = excluded.hash, size = excluded.size,
@@ -144,7 +145,7 @@ ON CONFLICT(path) DO UPDATE SET root = excluded.root, hash = excluded.hash, size
 // replace: prev's own book when it is ready, else the book prev itself was
 // replacing (an unfinished version never answers, so the last finished one
 // keeps answering). 0 when there is none or prev is still held elsewhere.
-func (t *Tx) successorOf(ctx context.Context, prev Hash) (int64, error) {
+func (t *Tx) successorOf(ctx context.Context, prev library.Hash) (int64, error) {
 	var id int64
 	var status string
 	var replaces sql.NullInt64
@@ -155,13 +156,13 @@ func (t *Tx) successorOf(ctx context.Context, prev Hash) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if BookStatus(status) == Ready {
+	if library.BookStatus(status) == library.Ready {
 		return id, nil
 	}
 	return replaces.Int64, nil
 }
 
-func (t *Tx) ensureBook(ctx context.Context, h Hash, path string, size int64, sourceType string, replaces int64) (bool, error) {
+func (t *Tx) ensureBook(ctx context.Context, h library.Hash, path string, size int64, sourceType string, replaces int64) (bool, error) {
 	var exists int
 	err := t.tx.QueryRowContext(ctx, `
 SELECT (SELECT count(*) FROM book WHERE hash = ?1) + (SELECT count(*) FROM exclusion WHERE hash = ?1)`, h).Scan(&exists)
@@ -254,7 +255,7 @@ ORDER BY m.hash`)
 		return 0, fmt.Errorf("find contents without a book: %w", err)
 	}
 	type missing struct {
-		h    Hash
+		h    library.Hash
 		path string
 		size int64
 		typ  string
@@ -285,11 +286,11 @@ ORDER BY m.hash`)
 // Prune deletes every book that no file holds, except one that still answers
 // for a file whose new content is being ingested. It returns the books
 // deleted (their hash, slug and title), for a caller that says what went.
-func (t *Tx) Prune(ctx context.Context) ([]Book, error) { return t.prune(ctx, "") }
+func (t *Tx) Prune(ctx context.Context) ([]library.Book, error) { return t.prune(ctx, "") }
 
 // prune deletes the books that Prune would, narrowed by an extra condition
 // on b.
-func (t *Tx) prune(ctx context.Context, cond string, args ...any) ([]Book, error) {
+func (t *Tx) prune(ctx context.Context, cond string, args ...any) ([]library.Book, error) {
 	rows, err := t.tx.QueryContext(ctx, `
 DELETE FROM book WHERE id IN (
 	SELECT b.id FROM book b
@@ -300,9 +301,9 @@ DELETE FROM book WHERE id IN (
 	if err != nil {
 		return nil, fmt.Errorf("prune books: %w", err)
 	}
-	var gone []Book
+	var gone []library.Book
 	for rows.Next() {
-		var b Book
+		var b library.Book
 		if err := rows.Scan(&b.ID, &b.Hash, &b.Slug, &b.Title); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("prune books: %w", err)
@@ -323,16 +324,16 @@ DELETE FROM book WHERE id IN (
 
 // BookOf returns the book of content h, with its paths; false when the
 // index has none (new content not yet given a book, or excluded content).
-func (t *Tx) BookOf(ctx context.Context, h Hash) (Book, bool, error) {
+func (t *Tx) BookOf(ctx context.Context, h library.Hash) (library.Book, bool, error) {
 	books, err := queryBooksTx(ctx, t.tx, `WHERE b.hash = ?`, h)
 	if err != nil || len(books) == 0 {
-		return Book{}, false, err
+		return library.Book{}, false, err
 	}
 	return books[0], true, nil
 }
 
 // Excluded reports whether the user deleted the content h.
-func (t *Tx) Excluded(ctx context.Context, h Hash) (bool, error) {
+func (t *Tx) Excluded(ctx context.Context, h library.Hash) (bool, error) {
 	var n int
 	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM exclusion WHERE hash = ?`, h).Scan(&n); err != nil {
 		return false, fmt.Errorf("look up exclusion of %s: %w", h.Short(), err)

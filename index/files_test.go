@@ -5,19 +5,21 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 func TestFilesOf(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	same, other := SumBytes([]byte("same")), SumBytes([]byte("other"))
+	same, other := library.SumBytes([]byte("same")), library.SumBytes([]byte("other"))
 	err := w.Update(ctx, func(tx *Tx) error {
-		for _, f := range []File{
+		for _, f := range []library.File{
 			{Path: "/lib/b.epub", Root: "/lib", Hash: same, Size: 4, Inode: 7, SourceType: "markdown"},
 			{Path: "/lib/a.md", Root: "/lib", Hash: same, Size: 4, Inode: 8, SourceType: "markdown"},
 			{Path: "/lib/c.md", Root: "/lib", Hash: other, Size: 5, SourceType: "markdown"},
 		} {
-			if _, err := tx.PutFile(ctx, f, Hash{}); err != nil {
+			if _, err := tx.PutFile(ctx, f, library.Hash{}); err != nil {
 				return err
 			}
 		}
@@ -33,7 +35,7 @@ func TestFilesOf(t *testing.T) {
 	if len(files) != 2 || files[0].Path != "/lib/a.md" || files[0].Inode != 8 || files[1].Root != "/lib" || files[1].Size != 4 {
 		t.Errorf("FilesOf = %+v", files)
 	}
-	if files, err := w.FilesOf(ctx, SumBytes([]byte("none"))); err != nil || len(files) != 0 {
+	if files, err := w.FilesOf(ctx, library.SumBytes([]byte("none"))); err != nil || len(files) != 0 {
 		t.Errorf("FilesOf an unknown content = %+v, %v", files, err)
 	}
 }
@@ -44,13 +46,13 @@ func TestFilesOf(t *testing.T) {
 func TestEnsureBooksTakesTheRowsType(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h := SumBytes([]byte("notes"))
+	h := library.SumBytes([]byte("notes"))
 	err := w.Update(ctx, func(tx *Tx) error {
-		for _, f := range []File{
+		for _, f := range []library.File{
 			{Path: "/lib/b.txt", Root: "/lib", Hash: h, Size: 5, SourceType: "text"},
 			{Path: "/lib/a.md", Root: "/lib", Hash: h, Size: 5, SourceType: "markdown"},
 		} {
-			if _, err := tx.PutFile(ctx, f, Hash{}); err != nil {
+			if _, err := tx.PutFile(ctx, f, library.Hash{}); err != nil {
 				return err
 			}
 		}
@@ -104,7 +106,7 @@ func TestMigrationTypesExistingFiles(t *testing.T) {
 	}
 	for p := range want {
 		if _, err := db.ExecContext(ctx, `INSERT INTO file(path, root, hash, size, mtime_ns, inode, verified_ns) VALUES (?, '/lib', ?, 1, 0, 0, 0)`,
-			p, SumBytes([]byte(p))); err != nil {
+			p, library.SumBytes([]byte(p))); err != nil {
 			t.Fatal(err)
 		}
 	}

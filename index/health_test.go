@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/fault"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 )
 
@@ -48,13 +49,13 @@ func filledIndex(t testing.TB, path string, n int) {
 	}
 }
 
-func putT(t testing.TB, w *Writer, path, content string) (Hash, bool) {
+func putT(t testing.TB, w *Writer, path, content string) (library.Hash, bool) {
 	t.Helper()
-	h := SumBytes([]byte(content))
+	h := library.SumBytes([]byte(content))
 	var created bool
 	err := w.Update(context.Background(), func(tx *Tx) error {
 		var err error
-		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content)), SourceType: "text"}, Hash{})
+		created, err = tx.PutFile(context.Background(), library.File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content)), SourceType: "text"}, library.Hash{})
 		return err
 	})
 	if err != nil {
@@ -64,7 +65,7 @@ func putT(t testing.TB, w *Writer, path, content string) (Hash, bool) {
 }
 
 // storeBook ingests a one-chunk book with the given context and vector.
-func storeBook(t testing.TB, w *Writer, h Hash, title, text, context string, vec []float32) Book {
+func storeBook(t testing.TB, w *Writer, h library.Hash, title, text, context string, vec []float32) library.Book {
 	t.Helper()
 	ctx := contextBG
 	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
@@ -72,8 +73,8 @@ func storeBook(t testing.TB, w *Writer, h Hash, title, text, context string, vec
 		t.Fatalf("book for %s: %v %v", h.Short(), books, err)
 	}
 	b := books[0]
-	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: text, ChunkCount: 1}}}}
-	k := []Chunk{{Index: 0, Heading: title + " › One", Text: text, Context: context, State: ChunkContextualized}}
+	ch := []library.Chapter{{Index: 0, Title: "One", Sections: []library.Section{{Index: 0, Title: "One", Text: text, ChunkCount: 1}}}}
+	k := []library.Chunk{{Index: 0, Heading: title + " › One", Text: text, Context: context, State: library.ChunkContextualized}}
 	if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: title, SourceType: "text"}, ch, k); err != nil {
 		t.Fatal(err)
 	}
@@ -391,12 +392,12 @@ func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 			for i := 1; i < n; i++ {
 				text := fmt.Sprintf("book %d says %s", i, strings.Repeat("words of some length ", 40))
 				h, _ := putT(t, w, fmt.Sprintf("/lib/b%03d.txt", i), text)
-				chunks := []Chunk{{Heading: fmt.Sprintf("Book %d › One", i), Text: text, State: ChunkPending}}
+				chunks := []library.Chunk{{Heading: fmt.Sprintf("Book %d › One", i), Text: text, State: library.ChunkPending}}
 				vecs, err := w.Salvaged(contextBG, h, chunks, stamp)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if chunks[0].State == ChunkContextualized {
+				if chunks[0].State == library.ChunkContextualized {
 					contexts++
 					if chunks[0].Context != fmt.Sprintf("context %d", i) {
 						t.Errorf("book %d: salvaged context %q", i, chunks[0].Context)
@@ -408,7 +409,7 @@ func TestRebuildKeepsWhatItCanRead(t *testing.T) {
 						t.Errorf("book %d: salvaged vector %v", i, vecs[0])
 					}
 				}
-				other, _ := w.Salvaged(contextBG, h, []Chunk{{Heading: chunks[0].Heading, Text: text}}, model.Stamp{Provider: "test", Model: "other", Dim: 2})
+				other, _ := w.Salvaged(contextBG, h, []library.Chunk{{Heading: chunks[0].Heading, Text: text}}, model.Stamp{Provider: "test", Model: "other", Dim: 2})
 				if other != nil {
 					t.Errorf("vectors of another model reused: %v", other)
 				}
@@ -612,11 +613,11 @@ func TestRebuildCutShortWhileSettingAside(t *testing.T) {
 	}
 }
 
-func sum(t *testing.T, path string) Hash {
+func sum(t *testing.T, path string) library.Hash {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SumBytes(b)
+	return library.SumBytes(b)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/fault"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 )
 
@@ -22,31 +23,6 @@ func mustOpenWriter(t *testing.T) *Writer {
 	}
 	t.Cleanup(func() { w.Close() })
 	return w
-}
-
-func TestHashRoundTrip(t *testing.T) {
-	h := SumBytes([]byte("hello"))
-	s := h.String()
-	if !strings.HasPrefix(s, "blake3-") || len(s) != len("blake3-")+64 {
-		t.Fatalf("String() = %q", s)
-	}
-	// b3sum of "hello" (no newline).
-	if want := "blake3-ea8f163db38682925e4491c5e58d4bb3506ef8c14eb78a86e908c5624a67200f"; s != want {
-		t.Fatalf("hash of hello = %s, want %s", s, want)
-	}
-	p, err := ParseHash(s)
-	if err != nil || p != h {
-		t.Fatalf("ParseHash(%q) = %v, %v", s, p, err)
-	}
-	for _, bad := range []string{"", "sha1-00", "blake3-xyz", "blake3-" + strings.Repeat("0", 63)} {
-		if _, err := ParseHash(bad); err == nil {
-			t.Errorf("ParseHash(%q) succeeded", bad)
-		}
-	}
-	hr, n, err := HashReader(strings.NewReader("hello"), nil)
-	if err != nil || hr != h || n != 5 {
-		t.Fatalf("HashReader = %v, %d, %v", hr, n, err)
-	}
 }
 
 func TestSlugify(t *testing.T) {
@@ -125,13 +101,13 @@ func TestPathsWithURICharacters(t *testing.T) {
 }
 
 // put records path as holding content, as reconcile does.
-func put(t *testing.T, w *Writer, path, content string, prev Hash) (Hash, bool) {
+func put(t *testing.T, w *Writer, path, content string, prev library.Hash) (library.Hash, bool) {
 	t.Helper()
-	h := SumBytes([]byte(content))
+	h := library.SumBytes([]byte(content))
 	var created bool
 	err := w.Update(context.Background(), func(tx *Tx) error {
 		var err error
-		created, err = tx.PutFile(context.Background(), File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content)), SourceType: "text"}, prev)
+		created, err = tx.PutFile(context.Background(), library.File{Path: path, Root: "/lib", Hash: h, Size: int64(len(content)), SourceType: "text"}, prev)
 		return err
 	})
 	if err != nil {
@@ -158,7 +134,7 @@ func remove(t *testing.T, w *Writer, path string) int {
 }
 
 // ingestFake moves a book through the pipeline with one chunk.
-func ingestFake(t *testing.T, w *Writer, h Hash, title, text string) Book {
+func ingestFake(t *testing.T, w *Writer, h library.Hash, title, text string) library.Book {
 	t.Helper()
 	ctx := context.Background()
 	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
@@ -166,8 +142,8 @@ func ingestFake(t *testing.T, w *Writer, h Hash, title, text string) Book {
 		t.Fatalf("book for %s: %v %v", h.Short(), books, err)
 	}
 	b := books[0]
-	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: text, ChunkCount: 1}}}}
-	k := []Chunk{{Index: 0, Heading: title + " › One", Text: text, State: ChunkContextualized}}
+	ch := []library.Chapter{{Index: 0, Title: "One", Sections: []library.Section{{Index: 0, Title: "One", Text: text, ChunkCount: 1}}}}
+	k := []library.Chunk{{Index: 0, Heading: title + " › One", Text: text, State: library.ChunkContextualized}}
 	if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: title, SourceType: "text"}, ch, k); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +176,7 @@ func count(t *testing.T, w *Writer, q string) int {
 func TestEditKeepsOldVersionUntilNewIsReady(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h1, created := put(t, w, "/lib/a.txt", "first version", Hash{})
+	h1, created := put(t, w, "/lib/a.txt", "first version", library.Hash{})
 	if !created {
 		t.Fatal("no book created for new content")
 	}
@@ -237,7 +213,7 @@ func TestEditKeepsOldVersionUntilNewIsReady(t *testing.T) {
 
 func TestEditTwiceBeforeIngestKeepsLastReadyVersion(t *testing.T) {
 	w := mustOpenWriter(t)
-	h1, _ := put(t, w, "/lib/a.txt", "v1", Hash{})
+	h1, _ := put(t, w, "/lib/a.txt", "v1", library.Hash{})
 	ingestFake(t, w, h1, "A", "v1")
 	h2, _ := put(t, w, "/lib/a.txt", "v2", h1)
 	h3, _ := put(t, w, "/lib/a.txt", "v3", h2)
@@ -255,7 +231,7 @@ func TestEditTwiceBeforeIngestKeepsLastReadyVersion(t *testing.T) {
 // TestHashJSON checks that JSON carries a hash in its text form, the form
 // `list --json` and `exclusions --json` both print, and reads it back.
 func TestHashJSON(t *testing.T) {
-	h := SumBytes([]byte("hello"))
+	h := library.SumBytes([]byte("hello"))
 	b, err := json.Marshal(Exclusion{Hash: h})
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +269,7 @@ func TestLiftExclusionKeys(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			w := mustOpenWriter(t)
-			h, _ := put(t, w, "/lib/owls.txt", "owls", Hash{})
+			h, _ := put(t, w, "/lib/owls.txt", "owls", library.Hash{})
 			b := ingestFake(t, w, h, "The Owl Book", "owls")
 			if _, err := w.DeleteBook(ctx, b.Slug); err != nil {
 				t.Fatal(err)
@@ -326,9 +302,9 @@ func TestLiftExclusionKeys(t *testing.T) {
 func TestCopyMoveDeleteAndExclusion(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h, _ := put(t, w, "/lib/a.txt", "content", Hash{})
+	h, _ := put(t, w, "/lib/a.txt", "content", library.Hash{})
 	b := ingestFake(t, w, h, "A", "content")
-	if _, created := put(t, w, "/lib/copy.txt", "content", Hash{}); created {
+	if _, created := put(t, w, "/lib/copy.txt", "content", library.Hash{}); created {
 		t.Error("a copy created a book")
 	}
 	if n := remove(t, w, "/lib/a.txt"); n != 0 {
@@ -341,7 +317,7 @@ func TestCopyMoveDeleteAndExclusion(t *testing.T) {
 		t.Errorf("FTS still has %d rows of a pruned book", n)
 	}
 
-	h, _ = put(t, w, "/lib/b.txt", "other", Hash{})
+	h, _ = put(t, w, "/lib/b.txt", "other", library.Hash{})
 	b = ingestFake(t, w, h, "B", "other")
 	if _, err := w.DeleteBook(ctx, b.Slug); err != nil {
 		t.Fatal(err)
@@ -378,11 +354,11 @@ func TestCopyMoveDeleteAndExclusion(t *testing.T) {
 func TestStoreParsedTwiceDoesNotDuplicate(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h, _ := put(t, w, "/lib/a.txt", "x", Hash{})
+	h, _ := put(t, w, "/lib/a.txt", "x", library.Hash{})
 	books, _ := w.BooksToIngest(ctx)
 	id := books[0].ID
-	ch := []Chapter{{Index: 0, Title: "C", Sections: []Section{{Index: 0, Title: "S", Text: "x y"}}}}
-	k := []Chunk{{Index: 0, Heading: "h", Text: "x"}, {Index: 1, Heading: "h", Text: "y"}}
+	ch := []library.Chapter{{Index: 0, Title: "C", Sections: []library.Section{{Index: 0, Title: "S", Text: "x y"}}}}
+	k := []library.Chunk{{Index: 0, Heading: "h", Text: "x"}, {Index: 1, Heading: "h", Text: "y"}}
 	for range 2 {
 		if err := w.StoreParsed(ctx, id, BookMeta{Title: "T"}, ch, k); err != nil {
 			t.Fatal(err)
@@ -425,7 +401,7 @@ func TestCountVectors(t *testing.T) {
 	w := mustOpenWriter(t)
 	for i := range 5 {
 		text := fmt.Sprintf("chunk number %d", i)
-		h, _ := put(t, w, fmt.Sprintf("/lib/b%d.txt", i), text, Hash{})
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%d.txt", i), text, library.Hash{})
 		b := ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
 		if i == 1 {
 			remove(t, w, b.Paths[0]) // a gap in the ids
@@ -454,7 +430,7 @@ func TestSampleChunksAndHitsOf(t *testing.T) {
 	var ids []int64
 	for i := range 40 {
 		text := fmt.Sprintf("chunk number %d", i)
-		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, Hash{})
+		h, _ := put(t, w, fmt.Sprintf("/lib/b%02d.txt", i), text, library.Hash{})
 		b := ingestFake(t, w, h, fmt.Sprint("Book ", i), text)
 		if i%3 == 0 {
 			// Gaps in the ids, as pruned books leave.
@@ -542,7 +518,7 @@ func TestFeatureStatsRoundTrip(t *testing.T) {
 	}
 	for i := range 5 {
 		text := fmt.Sprintf("alpha beta %d", i)
-		h, _ := put(t, w, fmt.Sprintf("/lib/%d.txt", i), text, Hash{})
+		h, _ := put(t, w, fmt.Sprintf("/lib/%d.txt", i), text, library.Hash{})
 		ingestFake(t, w, h, "Book", text)
 	}
 	words := func(text string, fn func(uint64, uint32)) {
@@ -591,7 +567,7 @@ func TestFoldTermIsTheTokenizers(t *testing.T) {
 	// The folded word is the term the full-text index holds.
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h, _ := put(t, w, "/lib/a.txt", "a", Hash{})
+	h, _ := put(t, w, "/lib/a.txt", "a", library.Hash{})
 	ingestFake(t, w, h, "Menu", "Café crème")
 	docs, err := w.TermDocs(ctx, []string{FoldTerm("Café"), FoldTerm("CRÈME")})
 	if err != nil || docs["cafe"] != 1 || docs["creme"] != 1 {
@@ -629,11 +605,11 @@ func TestChunksToEmbedAfter(t *testing.T) {
 		t.Fatalf("book: %v %v", books, err)
 	}
 	id := books[0].ID
-	var ks []Chunk
+	var ks []library.Chunk
 	for i := range 6 {
-		ks = append(ks, Chunk{Index: i, Heading: "A › One", Text: fmt.Sprint("text ", i), State: ChunkContextualized})
+		ks = append(ks, library.Chunk{Index: i, Heading: "A › One", Text: fmt.Sprint("text ", i), State: library.ChunkContextualized})
 	}
-	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: "t", ChunkCount: len(ks)}}}}
+	ch := []library.Chapter{{Index: 0, Title: "One", Sections: []library.Section{{Index: 0, Title: "One", Text: "t", ChunkCount: len(ks)}}}}
 	if err := w.StoreParsed(ctx, id, BookMeta{Title: "A", SourceType: "text"}, ch, ks); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestLengthsMeasuredByMigration: an index made before chunks had lengths
@@ -17,7 +18,7 @@ func TestLengthsMeasuredByMigration(t *testing.T) {
 	ctx := context.Background()
 	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE text_totals") })
 	w := olderIndex(t, filepath.Join(t.TempDir(), "g.db"), before,
-		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, '`+SumBytes([]byte("moby")).String()+`', 'moby', 'Moby', 'text', 'ready', 0)`,
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, '`+library.SumBytes([]byte("moby")).String()+`', 'moby', 'Moby', 'text', 'ready', 0)`,
 		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, context, text, state) VALUES
 			(1, 0, 0, 0, 'Moby › Loomings', '', 'Call me Ishmael; the whale, the white whale', 'embedded'),
 			(1, 1, 0, 1, 'Moby › The Carpet-Bag', 'Ishmael sets out', 'a whaling voyage out of New Bedford', 'embedded'),

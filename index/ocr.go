@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // LowConfidence is the mean word confidence (0 to 100) under which a
@@ -38,7 +40,7 @@ type OCRBook struct {
 }
 
 // OCRPages returns the pages of content h recognised so far, by page.
-func (d *DB) OCRPages(ctx context.Context, h Hash) (map[int]OCRPage, error) {
+func (d *DB) OCRPages(ctx context.Context, h library.Hash) (map[int]OCRPage, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT page, text, words, confidence FROM ocr_page WHERE hash = ?`, h)
 	if err != nil {
 		return nil, fmt.Errorf("recognised pages of %s: %w", h.Short(), err)
@@ -57,7 +59,7 @@ func (d *DB) OCRPages(ctx context.Context, h Hash) (map[int]OCRPage, error) {
 
 // StoreOCRPage stores the text recognised on a page of content h, in a
 // transaction of its own: once it returns, the page is never read again.
-func (w *Writer) StoreOCRPage(ctx context.Context, h Hash, p OCRPage) error {
+func (w *Writer) StoreOCRPage(ctx context.Context, h library.Hash, p OCRPage) error {
 	_, err := w.exec(ctx, `INSERT OR REPLACE INTO ocr_page(hash, page, text, words, confidence) VALUES (?, ?, ?, ?, ?)`,
 		h, p.Page, p.Text, p.Words, p.Confidence)
 	if err != nil {
@@ -69,7 +71,7 @@ func (w *Writer) StoreOCRPage(ctx context.Context, h Hash, p OCRPage) error {
 // NeedOCR records that content h has pages scanned pages still to be
 // recognised; waiting says why they wait ("" when OCR is due). The book
 // stays pending, and BooksToIngest hands it out after the others.
-func (w *Writer) NeedOCR(ctx context.Context, h Hash, pages int, waiting string) error {
+func (w *Writer) NeedOCR(ctx context.Context, h library.Hash, pages int, waiting string) error {
 	if _, err := w.exec(ctx, needOCR, h, pages, waiting); err != nil {
 		return fmt.Errorf("record that %s needs OCR: %w", h.Short(), err)
 	}
@@ -83,7 +85,7 @@ ON CONFLICT (hash) DO UPDATE SET pages = excluded.pages, waiting = excluded.wait
 // without them, that content h has scanned pages that OCR cannot read
 // yet, and why. The book goes on to be ready, and ReadyWithScansUnread
 // hands it out again.
-func (t *Tx) NeedOCR(ctx context.Context, h Hash, pages int, waiting string) error {
+func (t *Tx) NeedOCR(ctx context.Context, h library.Hash, pages int, waiting string) error {
 	if _, err := t.tx.ExecContext(ctx, needOCR, h, pages, waiting); err != nil {
 		return fmt.Errorf("record that %s needs OCR: %w", h.Short(), err)
 	}
@@ -93,13 +95,13 @@ func (t *Tx) NeedOCR(ctx context.Context, h Hash, pages int, waiting string) err
 // ReadyWithScansUnread returns the ready books that have scanned pages
 // OCR has not read: indexed without them while OCR could not run, or
 // being read now (a run cut short).
-func (d *DB) ReadyWithScansUnread(ctx context.Context) ([]Book, error) {
+func (d *DB) ReadyWithScansUnread(ctx context.Context) ([]library.Book, error) {
 	return d.queryBooks(ctx, `WHERE b.status = 'ready' AND EXISTS (SELECT 1 FROM ocr_book o WHERE o.hash = b.hash)
 ORDER BY b.id`)
 }
 
 // OCRWaiting returns why content h waits for OCR, and whether it does.
-func (d *DB) OCRWaiting(ctx context.Context, h Hash) (string, bool, error) {
+func (d *DB) OCRWaiting(ctx context.Context, h library.Hash) (string, bool, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT waiting FROM ocr_book WHERE hash = ?`, h)
 	if err != nil {
 		return "", false, fmt.Errorf("OCR state of %s: %w", h.Short(), err)
@@ -115,7 +117,7 @@ func (d *DB) OCRWaiting(ctx context.Context, h Hash) (string, bool, error) {
 
 // OCRDone records, inside the transaction that stores the book parsed,
 // that content h has all its scanned pages recognised.
-func (t *Tx) OCRDone(ctx context.Context, h Hash) error {
+func (t *Tx) OCRDone(ctx context.Context, h library.Hash) error {
 	if _, err := t.tx.ExecContext(ctx, `DELETE FROM ocr_book WHERE hash = ?`, h); err != nil {
 		return fmt.Errorf("record OCR of %s done: %w", h.Short(), err)
 	}
@@ -169,7 +171,7 @@ ORDER BY 1`, LowConfidence)
 }
 
 // OCRWait changes why content h waits for OCR.
-func (w *Writer) OCRWait(ctx context.Context, h Hash, why string) error {
+func (w *Writer) OCRWait(ctx context.Context, h library.Hash, why string) error {
 	if _, err := w.exec(ctx, `UPDATE ocr_book SET waiting = ? WHERE hash = ?`, why, h); err != nil {
 		return fmt.Errorf("record why %s waits for OCR: %w", h.Short(), err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index/fulltext"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // setContext gives every chunk of book id the context text, whatever its
@@ -48,22 +49,22 @@ func setContext(t *testing.T, w *Writer, id int64, text string) {
 }
 
 // storeChunks stores a ready book titled title with one chunk per text.
-func storeChunks(t *testing.T, w *Writer, title string, texts []string) Book {
+func storeChunks(t *testing.T, w *Writer, title string, texts []string) library.Book {
 	t.Helper()
 	ctx := context.Background()
-	h, _ := put(t, w, "/lib/"+title+".txt", title+strings.Join(texts, "|"), Hash{})
+	h, _ := put(t, w, "/lib/"+title+".txt", title+strings.Join(texts, "|"), library.Hash{})
 	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
 	if err != nil || len(books) != 1 {
 		t.Fatalf("book %s: %v %v", title, books, err)
 	}
 	b := books[0]
-	var chunks []Chunk
-	var secs []Section
+	var chunks []library.Chunk
+	var secs []library.Section
 	for i, text := range texts {
-		chunks = append(chunks, Chunk{Index: i, SectionIndex: i, Heading: title + " › Part " + fmt.Sprint(i), Context: "", Text: text, State: ChunkContextualized})
-		secs = append(secs, Section{Index: i, Title: fmt.Sprint("Part ", i), Text: text, ChunkCount: 1})
+		chunks = append(chunks, library.Chunk{Index: i, SectionIndex: i, Heading: title + " › Part " + fmt.Sprint(i), Context: "", Text: text, State: library.ChunkContextualized})
+		secs = append(secs, library.Section{Index: i, Title: fmt.Sprint("Part ", i), Text: text, ChunkCount: 1})
 	}
-	ch := []Chapter{{Index: 0, Title: "One", Sections: secs}}
+	ch := []library.Chapter{{Index: 0, Title: "One", Sections: secs}}
 	if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: title, SourceType: "text"}, ch, chunks); err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestPostingsAfterMigration(t *testing.T) {
 	before := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE fts_posting") })
 	path := filepath.Join(t.TempDir(), "g.db")
 	w := olderIndex(t, path, before,
-		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, '`+SumBytes([]byte("moby")).String()+`', 'moby', 'Moby', 'text', 'ready', 0)`,
+		`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, '`+library.SumBytes([]byte("moby")).String()+`', 'moby', 'Moby', 'text', 'ready', 0)`,
 		`INSERT INTO chunk(book_id, idx, chapter_idx, section_idx, heading, text, state) VALUES
 			(1, 0, 0, 0, 'Moby › Loomings', 'Call me Ishmael; the whale, the white whale', 'embedded'),
 			(1, 1, 0, 1, 'Moby › The Carpet-Bag', 'a whaling voyage out of New Bedford', 'embedded'),
@@ -426,14 +427,14 @@ func TestStrayPostingsAreNamedAndDropped(t *testing.T) {
 func TestFinishBookPrunedMeanwhile(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h, _ := put(t, w, "/lib/a.txt", "a book", Hash{})
+	h, _ := put(t, w, "/lib/a.txt", "a book", library.Hash{})
 	books, err := w.queryBooks(ctx, `WHERE b.hash = ?`, h)
 	if err != nil || len(books) != 1 {
 		t.Fatalf("book: %v %v", books, err)
 	}
 	id := books[0].ID
-	ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: "the white whale", ChunkCount: 1}}}}
-	k := []Chunk{{Index: 0, Heading: "a › One", Text: "the white whale", State: ChunkContextualized}}
+	ch := []library.Chapter{{Index: 0, Title: "One", Sections: []library.Section{{Index: 0, Title: "One", Text: "the white whale", ChunkCount: 1}}}}
+	k := []library.Chunk{{Index: 0, Heading: "a › One", Text: "the white whale", State: library.ChunkContextualized}}
 	if err := w.StoreParsed(ctx, id, BookMeta{Title: "a", SourceType: "text"}, ch, k); err != nil {
 		t.Fatal(err)
 	}

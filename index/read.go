@@ -13,6 +13,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/passage"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 type querier interface {
@@ -33,22 +34,22 @@ const (
 	bookNoCounts = `0, 0, 0`
 )
 
-func (d *DB) queryBooks(ctx context.Context, where string, args ...any) ([]Book, error) {
+func (d *DB) queryBooks(ctx context.Context, where string, args ...any) ([]library.Book, error) {
 	return queryBooksTx(ctx, d.db, where, args...)
 }
 
-func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]Book, error) {
+func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]library.Book, error) {
 	return queryBooksWith(ctx, q, bookCounts, where, args...)
 }
 
 // bookScan returns where a row's bookColumns are scanned into b, and
 // what sets b's fields from them once scanned.
-func bookScan(b *Book) ([]any, func()) {
+func bookScan(b *library.Book) ([]any, func()) {
 	var authors, labels, tags, ids string
 	var added, ready int64
 	c := &b.Catalog
 	dest := []any{&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
-		&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.originPath, &added, &ready,
+		&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.OriginPath, &added, &ready,
 		&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids}
 	return dest, func() {
 		json.Unmarshal([]byte(authors), &b.Authors)
@@ -64,14 +65,14 @@ func bookScan(b *Book) ([]any, func()) {
 
 // queryBooksWith reads the books that where selects, with counts as the
 // last three columns (bookCounts or bookNoCounts).
-func queryBooksWith(ctx context.Context, q querier, counts, where string, args ...any) ([]Book, error) {
+func queryBooksWith(ctx context.Context, q querier, counts, where string, args ...any) ([]library.Book, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+bookColumns+counts+` FROM book b `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list books: %w", err)
 	}
-	var books []Book
+	var books []library.Book
 	for rows.Next() {
-		var b Book
+		var b library.Book
 		scan, done := bookScan(&b)
 		if err := rows.Scan(append(scan, &b.Chapters, &b.Sections, &b.Chunks)...); err != nil {
 			rows.Close()
@@ -88,7 +89,7 @@ func queryBooksWith(ctx context.Context, q querier, counts, where string, args .
 		return books, nil
 	}
 	// Paths: one query for all, rather than one per book.
-	byHash := make(map[Hash][]int, len(books))
+	byHash := make(map[library.Hash][]int, len(books))
 	for i, b := range books {
 		byHash[b.Hash] = append(byHash[b.Hash], i)
 	}
@@ -105,7 +106,7 @@ func queryBooksWith(ctx context.Context, q querier, counts, where string, args .
 	}
 	defer prows.Close()
 	for prows.Next() {
-		var h Hash
+		var h library.Hash
 		var p string
 		if err := prows.Scan(&h, &p); err != nil {
 			return nil, fmt.Errorf("list book paths: %w", err)
@@ -192,7 +193,7 @@ func likeEscape(s string) string {
 }
 
 // Books lists the books f selects, by title.
-func (d *DB) Books(ctx context.Context, f BookFilter) ([]Book, error) {
+func (d *DB) Books(ctx context.Context, f BookFilter) ([]library.Book, error) {
 	where, args := f.where()
 	return d.queryBooks(ctx, where+" ORDER BY b.title COLLATE NOCASE, b.id", args...)
 }
@@ -219,33 +220,33 @@ func (d *DB) BookIDs(ctx context.Context, f BookFilter) (map[int64]bool, error) 
 // Book returns the book that slug names: the book with that slug, else
 // the only one whose slug begins with it. An ambiguous prefix is fault.Invalid;
 // a slug no book has is fault.NotFound, naming the nearest (see ResolveSlug).
-func (d *DB) Book(ctx context.Context, slug string) (Book, error) {
+func (d *DB) Book(ctx context.Context, slug string) (library.Book, error) {
 	return bookBySlug(ctx, d.db, slug)
 }
 
 // BookByID returns book id with its counts and paths; fault.NotFound when it is
 // gone (pruned, or replaced while it was ingested).
-func (d *DB) BookByID(ctx context.Context, id int64) (Book, error) {
+func (d *DB) BookByID(ctx context.Context, id int64) (library.Book, error) {
 	books, err := d.queryBooks(ctx, `WHERE b.id = ?`, id)
 	if err != nil {
-		return Book{}, err
+		return library.Book{}, err
 	}
 	if len(books) == 0 {
-		return Book{}, fault.Errorf(fault.NotFound, "book %d is gone", id)
+		return library.Book{}, fault.Errorf(fault.NotFound, "book %d is gone", id)
 	}
 	return books[0], nil
 }
 
 // Outline returns the chapters of book id with their sections (without
 // text).
-func (d *DB) Outline(ctx context.Context, id int64) ([]Chapter, error) {
+func (d *DB) Outline(ctx context.Context, id int64) ([]library.Chapter, error) {
 	rows, err := d.db.QueryContext(ctx, `SELECT idx, title, anchor, page_start, page_end FROM chapter WHERE book_id = ? ORDER BY idx`, id)
 	if err != nil {
 		return nil, fmt.Errorf("outline of book %d: %w", id, err)
 	}
-	var chapters []Chapter
+	var chapters []library.Chapter
 	for rows.Next() {
-		var c Chapter
+		var c library.Chapter
 		if err := rows.Scan(&c.Index, &c.Title, &c.Anchor, &c.PageStart, &c.PageEnd); err != nil {
 			rows.Close()
 			return nil, err
@@ -264,7 +265,7 @@ FROM section WHERE book_id = ? ORDER BY chapter_idx, idx`, id)
 	}
 	defer srows.Close()
 	for srows.Next() {
-		var s Section
+		var s library.Section
 		if err := srows.Scan(&s.ChapterIndex, &s.Index, &s.Title, &s.Synthesized, &s.Anchor, &s.PageStart, &s.PageEnd, &s.Tokens, &s.FirstChunk, &s.ChunkCount); err != nil {
 			return nil, err
 		}
@@ -277,8 +278,8 @@ FROM section WHERE book_id = ? ORDER BY chapter_idx, idx`, id)
 
 // Section returns one section of book id with its text, and its chapter's
 // title.
-func (d *DB) Section(ctx context.Context, id int64, chapter, section int) (Section, string, error) {
-	var s Section
+func (d *DB) Section(ctx context.Context, id int64, chapter, section int) (library.Section, string, error) {
+	var s library.Section
 	var chTitle string
 	var st storedSection
 	err := d.db.QueryRowContext(ctx, `
@@ -302,7 +303,7 @@ WHERE s.book_id = ? AND s.chapter_idx = ? AND s.idx = ?`, id, chapter, section).
 }
 
 // ChunkRange returns the chunks of book id with from ≤ index ≤ to, in order.
-func (d *DB) ChunkRange(ctx context.Context, id int64, from, to int) ([]Chunk, error) {
+func (d *DB) ChunkRange(ctx context.Context, id int64, from, to int) ([]library.Chunk, error) {
 	rows, err := d.db.QueryContext(ctx, `
 SELECT id, idx, chapter_idx, section_idx, heading, context, text, anchor, page_start, page_end, tokens, state
 FROM chunk WHERE book_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`, id, from, to)
@@ -310,9 +311,9 @@ FROM chunk WHERE book_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`, id, from, to
 		return nil, fmt.Errorf("chunks of book %d: %w", id, err)
 	}
 	defer rows.Close()
-	var out []Chunk
+	var out []library.Chunk
 	for rows.Next() {
-		k := Chunk{BookID: id}
+		k := library.Chunk{BookID: id}
 		if err := rows.Scan(&k.ID, &k.Index, &k.ChapterIndex, &k.SectionIndex, &k.Heading, &k.Context, &k.Text, &k.Anchor, &k.PageStart, &k.PageEnd, &k.Tokens, &k.State); err != nil {
 			return nil, err
 		}
@@ -323,10 +324,10 @@ FROM chunk WHERE book_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`, id, from, to
 
 // Hit is a chunk with what a citation needs.
 type Hit struct {
-	Chunk
+	library.Chunk
 	// Book is the chunk's book without its counts (Chapters, Sections
 	// and Chunks are 0).
-	Book         Book
+	Book         library.Book
 	ChapterTitle string
 	SectionTitle string
 	// Role and Signature are the chunk's role and copy signature
@@ -456,7 +457,7 @@ WHERE k.id IN (`+ph+`)`, args...)
 	return out, nil
 }
 
-func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book, error) {
+func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]library.Book, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -472,10 +473,10 @@ func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]Book,
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]Book, len(books))
+	out := make(map[int64]library.Book, len(books))
 	for _, b := range books {
-		if len(b.Paths) == 0 && b.originPath != "" {
-			b.Paths = []string{b.originPath}
+		if len(b.Paths) == 0 && b.OriginPath != "" {
+			b.Paths = []string{b.OriginPath}
 		}
 		out[b.ID] = b
 	}

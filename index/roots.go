@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // LibraryRoot is what the index remembers of a library folder, or of a
@@ -18,9 +20,9 @@ type LibraryRoot struct {
 	Mount bool
 	// Identity is the folder's identity when its files were last trusted;
 	// zero before the first pass that saw it.
-	Identity RootIdentity
+	Identity library.RootIdentity
 	// Hold is the removal held back under it; nil when none is.
-	Hold *Hold
+	Hold *library.Hold
 }
 
 // LibraryRoots returns every remembered library folder, keyed by path.
@@ -40,9 +42,9 @@ func (d *DB) LibraryRoots(ctx context.Context) (map[string]LibraryRoot, error) {
 		if err := rows.Scan(&r.Path, &dev, &ino, &reason, &files, &since, &r.Mount); err != nil {
 			return nil, fmt.Errorf("load library folders: %w", err)
 		}
-		r.Identity = RootIdentity{Device: uint64(dev), Inode: uint64(ino)}
+		r.Identity = library.RootIdentity{Device: uint64(dev), Inode: uint64(ino)}
 		if reason != "" {
-			r.Hold = &Hold{Root: r.Path, Reason: reason, Files: files, Since: time.Unix(0, since).UTC()}
+			r.Hold = &library.Hold{Root: r.Path, Reason: reason, Files: files, Since: time.Unix(0, since).UTC()}
 		}
 		out[r.Path] = r
 	}
@@ -50,36 +52,36 @@ func (d *DB) LibraryRoots(ctx context.Context) (map[string]LibraryRoot, error) {
 }
 
 // Holds returns the removals held back, by folder.
-func (d *DB) Holds(ctx context.Context) ([]Hold, error) {
+func (d *DB) Holds(ctx context.Context) ([]library.Hold, error) {
 	roots, err := d.LibraryRoots(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []Hold
+	var out []library.Hold
 	for _, r := range roots {
 		if r.Hold != nil {
 			out = append(out, *r.Hold)
 		}
 	}
-	slices.SortFunc(out, func(a, b Hold) int { return strings.Compare(a.Root, b.Root) })
+	slices.SortFunc(out, func(a, b library.Hold) int { return strings.Compare(a.Root, b.Root) })
 	return out, nil
 }
 
 // TrustRoot records a library folder's identity as the one its files
 // belong to and clears any hold under it: a pass saw the folder and
 // applied every removal under it.
-func (t *Tx) TrustRoot(ctx context.Context, path string, id RootIdentity) error {
+func (t *Tx) TrustRoot(ctx context.Context, path string, id library.RootIdentity) error {
 	return t.trustFolder(ctx, path, id, false)
 }
 
 // TrustMount is TrustRoot for a folder below a library folder that is a
 // mount point: remembered as one, so that a later pass that finds it
 // missing, emptied or unmounted holds the removals under it.
-func (t *Tx) TrustMount(ctx context.Context, path string, id RootIdentity) error {
+func (t *Tx) TrustMount(ctx context.Context, path string, id library.RootIdentity) error {
 	return t.trustFolder(ctx, path, id, true)
 }
 
-func (t *Tx) trustFolder(ctx context.Context, path string, id RootIdentity, mount bool) error {
+func (t *Tx) trustFolder(ctx context.Context, path string, id library.RootIdentity, mount bool) error {
 	_, err := t.tx.ExecContext(ctx, `
 INSERT INTO library_root(path, device, inode, mount) VALUES (?, ?, ?, ?)
 ON CONFLICT(path) DO UPDATE SET device = excluded.device, inode = excluded.inode, mount = excluded.mount,

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestRememberedFolders: an index from before mount points were
@@ -42,7 +44,7 @@ func TestRememberedFolders(t *testing.T) {
 	}
 	defer w.Close()
 	err = w.Update(ctx, func(tx *Tx) error {
-		if err := tx.TrustMount(ctx, "/lib/nas", RootIdentity{Device: 7, Inode: 1}); err != nil {
+		if err := tx.TrustMount(ctx, "/lib/nas", library.RootIdentity{Device: 7, Inode: 1}); err != nil {
 			return err
 		}
 		return tx.HoldRemovals(ctx, "/lib/nas", "unmounted", 3)
@@ -55,10 +57,10 @@ func TestRememberedFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	lib, nas := roots["/lib"], roots["/lib/nas"]
-	if lib.Mount || lib.Identity != (RootIdentity{Device: 1, Inode: 2}) {
+	if lib.Mount || lib.Identity != (library.RootIdentity{Device: 1, Inode: 2}) {
 		t.Errorf("library folder after the upgrade: %+v", lib)
 	}
-	if !nas.Mount || nas.Identity != (RootIdentity{Device: 7, Inode: 1}) || nas.Hold == nil || nas.Hold.Files != 3 {
+	if !nas.Mount || nas.Identity != (library.RootIdentity{Device: 7, Inode: 1}) || nas.Hold == nil || nas.Hold.Files != 3 {
 		t.Errorf("mount point: %+v", nas)
 	}
 	if holds, err := w.Holds(ctx); err != nil || len(holds) != 1 || holds[0].Root != "/lib/nas" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 )
 
@@ -76,11 +77,11 @@ func saltedKey(parts ...string) []byte {
 	return h.Sum(nil)
 }
 
-func chunkKey(book Hash, heading, text string) []byte {
+func chunkKey(book library.Hash, heading, text string) []byte {
 	return saltedKey("chunk", book.String(), heading, text)
 }
 
-func sectionKey(book Hash, title, text string) []byte {
+func sectionKey(book library.Hash, title, text string) []byte {
 	return saltedKey("section", book.String(), title, text)
 }
 
@@ -96,7 +97,7 @@ type salvager struct {
 	dst  *Writer
 	from string
 	// books maps the old index's book ids to their content hashes.
-	books map[int64]Hash
+	books map[int64]library.Hash
 	// unreadable counts the ids and books whose rows could not be read.
 	unreadable int
 	batch      []func(*Tx) error
@@ -124,7 +125,7 @@ func salvage(ctx context.Context, from string, dst *Writer, st *rebuildState) er
 	} else if err != nil {
 		return fmt.Errorf("rebuild: %w", err)
 	}
-	s := &salvager{src: src, dst: dst, from: from, books: map[int64]Hash{}}
+	s := &salvager{src: src, dst: dst, from: from, books: map[int64]library.Hash{}}
 	for _, step := range []func(context.Context, *rebuildState) error{s.stamps, s.bookRows, s.exclusions, s.chunks, s.vectors, s.sections, s.ocrPages} {
 		if err := step(ctx, st); err != nil {
 			return fmt.Errorf("rebuild: salvage %s: %w", from, err)
@@ -279,7 +280,7 @@ func (s *salvager) bookRows(ctx context.Context, _ *rebuildState) error {
 			s.unreadable++
 			return nil
 		}
-		hash, err := ParseHash(h)
+		hash, err := library.ParseHash(h)
 		if err != nil {
 			s.unreadable++
 			return nil
@@ -300,7 +301,7 @@ func (s *salvager) exclusions(ctx context.Context, _ *rebuildState) error {
 			s.unreadable++
 			return nil
 		}
-		if _, err := ParseHash(h); err != nil {
+		if _, err := library.ParseHash(h); err != nil {
 			s.unreadable++
 			return nil
 		}
@@ -322,7 +323,7 @@ func (s *salvager) chunks(ctx context.Context, _ *rebuildState) error {
 			return nil
 		}
 		h, ok := s.books[book]
-		if !ok || ChunkState(state) == ChunkPending {
+		if !ok || library.ChunkState(state) == library.ChunkPending {
 			return nil
 		}
 		key := chunkKey(h, heading, text)
@@ -465,7 +466,7 @@ func (s *salvager) ocrPages(ctx context.Context, _ *rebuildState) error {
 			s.unreadable++
 			return nil
 		}
-		hash, err := ParseHash(h)
+		hash, err := library.ParseHash(h)
 		if err != nil {
 			s.unreadable++
 			return nil
@@ -500,7 +501,7 @@ func (s *salvager) ocrPages(ctx context.Context, _ *rebuildState) error {
 // contextualized, and returns the old vectors of those chunks when they
 // were made by the model stamp (nil entries elsewhere; nil when none).
 // Without a salvage it does nothing.
-func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp model.Stamp) ([][]float32, error) {
+func (w *Writer) Salvaged(ctx context.Context, book library.Hash, chunks []library.Chunk, stamp model.Stamp) ([][]float32, error) {
 	if w.salvage == nil {
 		return nil, nil
 	}
@@ -521,7 +522,7 @@ func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp 
 		if err != nil {
 			return nil, fmt.Errorf("read the salvage: %w", err)
 		}
-		chunks[i].Context, chunks[i].State = context, ChunkContextualized
+		chunks[i].Context, chunks[i].State = context, library.ChunkContextualized
 		if !useVecs {
 			continue
 		}
@@ -539,7 +540,7 @@ func (w *Writer) Salvaged(ctx context.Context, book Hash, chunks []Chunk, stamp 
 
 // salvagedSummary returns the summary the old index held for a section of
 // the book id, nil when none.
-func (t *Tx) salvagedSummary(ctx context.Context, book Hash, title, text string) (any, error) {
+func (t *Tx) salvagedSummary(ctx context.Context, book library.Hash, title, text string) (any, error) {
 	var summary string
 	err := t.tx.QueryRowContext(ctx, `SELECT summary FROM salvage_section WHERE key = ?`, sectionKey(book, title, text)).Scan(&summary)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -550,7 +551,7 @@ func (t *Tx) salvagedSummary(ctx context.Context, book Hash, title, text string)
 
 // salvagedSlug returns the slug the book with content hash book had in the
 // old index, when no other book has taken it; "" otherwise.
-func (t *Tx) salvagedSlug(ctx context.Context, book Hash, self int64) (string, error) {
+func (t *Tx) salvagedSlug(ctx context.Context, book library.Hash, self int64) (string, error) {
 	var slug string
 	err := t.tx.QueryRowContext(ctx, `
 SELECT s.slug FROM salvage_book s
@@ -561,8 +562,8 @@ WHERE s.hash = ? AND NOT EXISTS (SELECT 1 FROM book b WHERE b.slug = s.slug AND 
 	return slug, err
 }
 
-func (t *Tx) bookHash(ctx context.Context, id int64) (Hash, error) {
-	var h Hash
+func (t *Tx) bookHash(ctx context.Context, id int64) (library.Hash, error) {
+	var h library.Hash
 	err := t.tx.QueryRowContext(ctx, `SELECT hash FROM book WHERE id = ?`, id).Scan(&h)
 	return h, err
 }
@@ -596,7 +597,7 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 		return rep, err
 	}
 	err = readAll(ctx, w.db, `SELECT b.hash, k.heading, k.text FROM chunk k JOIN book b ON b.id = k.book_id`, func(r *sql.Rows) error {
-		var h Hash
+		var h library.Hash
 		var heading, text string
 		if err := r.Scan(&h, &heading, &text); err != nil {
 			return err
@@ -626,7 +627,7 @@ func (w *Writer) reuseCounts(ctx context.Context) (RebuildReport, error) {
 	}
 	type fromChunks struct {
 		book   int64
-		hash   Hash
+		hash   library.Hash
 		title  string
 		stored storedSection
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // A section's text is stored once, in its chunks, when they give it back
@@ -162,7 +164,7 @@ func (s storedSection) read(ctx context.Context, q querier, id int64) (string, e
 // each section row keeps ("" for those) and whether it comes from its
 // chunks, by section, and each chunk's join. A chunk serves one section
 // at most.
-func layOutSections(sections []Section, chunks []Chunk) (texts []string, fromChunks []bool, joins []join) {
+func layOutSections(sections []library.Section, chunks []library.Chunk) (texts []string, fromChunks []bool, joins []join) {
 	byIndex := make(map[int]int, len(chunks))
 	for i, k := range chunks {
 		byIndex[k.Index] = i
@@ -196,7 +198,7 @@ func layOutSections(sections []Section, chunks []Chunk) (texts []string, fromChu
 // sectionChunks returns the positions in the book's chunks of section s's
 // chunks, in order, and false when one is missing or serves another
 // section.
-func sectionChunks(s Section, byIndex map[int]int, taken []bool) ([]int, bool) {
+func sectionChunks(s library.Section, byIndex map[int]int, taken []bool) ([]int, bool) {
 	if s.ChunkCount < 0 || s.ChunkCount > len(taken) {
 		return nil, false
 	}
@@ -260,10 +262,10 @@ func (t *Tx) layOutBook(ctx context.Context, id int64) error {
 
 // storedBookText reads the sections of book id that hold their text, and
 // the book's chunks' texts.
-func storedBookText(ctx context.Context, tx querier, id int64) ([]Section, []Chunk, error) {
-	var secs []Section
+func storedBookText(ctx context.Context, tx querier, id int64) ([]library.Section, []library.Chunk, error) {
+	var secs []library.Section
 	err := readAll(ctx, tx, `SELECT chapter_idx, idx, first_chunk, chunk_count, text FROM section WHERE book_id = ? AND from_chunks = 0`, func(r *sql.Rows) error {
-		var s Section
+		var s library.Section
 		if err := r.Scan(&s.ChapterIndex, &s.Index, &s.FirstChunk, &s.ChunkCount, &s.Text); err != nil {
 			return err
 		}
@@ -273,9 +275,9 @@ func storedBookText(ctx context.Context, tx querier, id int64) ([]Section, []Chu
 	if err != nil {
 		return nil, nil, fmt.Errorf("sections of book %d: %w", id, err)
 	}
-	var chunks []Chunk
+	var chunks []library.Chunk
 	err = readAll(ctx, tx, `SELECT id, idx, text FROM chunk WHERE book_id = ? ORDER BY idx`, func(r *sql.Rows) error {
-		k := Chunk{BookID: id}
+		k := library.Chunk{BookID: id}
 		if err := r.Scan(&k.ID, &k.Index, &k.Text); err != nil {
 			return err
 		}

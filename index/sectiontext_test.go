@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // laidSection is a section as a test lays it out: its text and its
@@ -18,21 +20,21 @@ type laidSection struct {
 
 // layOut turns sections into one chapter's rows for StoreParsed, each
 // section's chunks following the one before's.
-func layOut(title string, secs []laidSection) ([]Chapter, []Chunk) {
-	ch := Chapter{Index: 0, Title: title}
-	var chunks []Chunk
+func layOut(title string, secs []laidSection) ([]library.Chapter, []library.Chunk) {
+	ch := library.Chapter{Index: 0, Title: title}
+	var chunks []library.Chunk
 	for i, s := range secs {
-		ch.Sections = append(ch.Sections, Section{Index: i, Title: fmt.Sprintf("%s %d", title, i), Text: s.text, FirstChunk: len(chunks), ChunkCount: len(s.chunks)})
+		ch.Sections = append(ch.Sections, library.Section{Index: i, Title: fmt.Sprintf("%s %d", title, i), Text: s.text, FirstChunk: len(chunks), ChunkCount: len(s.chunks)})
 		for _, k := range s.chunks {
-			chunks = append(chunks, Chunk{Index: len(chunks), SectionIndex: i, Heading: title, Text: k})
+			chunks = append(chunks, library.Chunk{Index: len(chunks), SectionIndex: i, Heading: title, Text: k})
 		}
 	}
-	return []Chapter{ch}, chunks
+	return []library.Chapter{ch}, chunks
 }
 
 // storeLaidOut stores a book of the given chapters and chunks, and
 // returns its id.
-func storeLaidOut(t *testing.T, w *Writer, path string, chapters []Chapter, chunks []Chunk) int64 {
+func storeLaidOut(t *testing.T, w *Writer, path string, chapters []library.Chapter, chunks []library.Chunk) int64 {
 	t.Helper()
 	h, _ := putT(t, w, path, path)
 	books, err := w.queryBooks(contextBG, `WHERE b.hash = ?`, h)
@@ -153,12 +155,12 @@ func TestSectionTextRoundTrip(t *testing.T) {
 // their own text but for the first, whose joins the chunks hold.
 func TestChunkServesOneSection(t *testing.T) {
 	w := mustOpenWriter(t)
-	chapters := []Chapter{{Index: 0, Title: "C", Sections: []Section{
+	chapters := []library.Chapter{{Index: 0, Title: "C", Sections: []library.Section{
 		{Index: 0, Title: "A", Text: "One. Two.", FirstChunk: 0, ChunkCount: 2},
 		{Index: 1, Title: "B", Text: "Two.", FirstChunk: 1, ChunkCount: 1},
 		{Index: 2, Title: "C", Text: "Three.", FirstChunk: 5, ChunkCount: 1},
 	}}}
-	chunks := []Chunk{{Index: 0, Heading: "C", Text: "One."}, {Index: 1, Heading: "C", Text: "Two."}}
+	chunks := []library.Chunk{{Index: 0, Heading: "C", Text: "One."}, {Index: 1, Heading: "C", Text: "Two."}}
 	id := storeLaidOut(t, w, "/lib/cross.txt", chapters, chunks)
 	got := sectionTexts(t, &w.DB, id, 3)
 	if want := []string{"One. Two.", "Two.", "Three."}; !slices.Equal(got, want) {
@@ -305,7 +307,7 @@ func TestRebuildKeepsSummariesOfSectionsInChunks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "g.db")
 			chapters, chunks := layOut("Book", secs)
-			h := SumBytes([]byte("/lib/a.txt"))
+			h := library.SumBytes([]byte("/lib/a.txt"))
 			if tc.older {
 				var rows []string
 				rows = append(rows, fmt.Sprintf(`INSERT INTO book(id, hash, slug, title, source_type, status, added_at) VALUES (1, '%s', 'b', 'B', 'text', 'ready', 0)`, h),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/internal/suggest"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // listHint is where a person finds the slugs, and listToolHint where a
@@ -88,32 +89,32 @@ func bookNotFound(key string, near []string) error {
 }
 
 // bookBySlug returns the book key names (see ResolveSlug).
-func bookBySlug(ctx context.Context, q querier, key string) (Book, error) {
+func bookBySlug(ctx context.Context, q querier, key string) (library.Book, error) {
 	books, err := queryBooksTx(ctx, q, `WHERE b.slug = ?`, key)
 	if err != nil || len(books) > 0 {
 		return firstBook(books), err
 	}
 	slugs, err := allSlugs(ctx, q)
 	if err != nil {
-		return Book{}, err
+		return library.Book{}, err
 	}
 	slug, err := ResolveSlug(key, slugs)
 	if err != nil {
-		return Book{}, err
+		return library.Book{}, err
 	}
 	books, err = queryBooksTx(ctx, q, `WHERE b.slug = ?`, slug)
 	if err != nil {
-		return Book{}, err
+		return library.Book{}, err
 	}
 	if len(books) == 0 {
-		return Book{}, bookNotFound(key, nil) // deleted meanwhile
+		return library.Book{}, bookNotFound(key, nil) // deleted meanwhile
 	}
 	return books[0], nil
 }
 
-func firstBook(books []Book) Book {
+func firstBook(books []library.Book) library.Book {
 	if len(books) == 0 {
-		return Book{}
+		return library.Book{}
 	}
 	return books[0]
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/fault"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 var librarySlugs = []string{
@@ -95,7 +96,7 @@ func TestBookAndDeleteByPrefix(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
 	for _, title := range []string{"The Owl Book", "The Owl Book Again", "Whales"} {
-		h, _ := put(t, w, "/lib/"+title+".txt", title, Hash{})
+		h, _ := put(t, w, "/lib/"+title+".txt", title, library.Hash{})
 		ingestFake(t, w, h, title, title)
 	}
 	b, err := w.Book(ctx, "wha")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 )
 
@@ -25,17 +26,17 @@ type Status struct {
 	Exclusions     int
 	// Failures are failed books (with a path that holds them) and files
 	// that could not be indexed at all.
-	Failures []Failure
+	Failures []library.Failure
 	// OCR are the books whose scanned pages wait for OCR or are being
 	// recognised, and the books done with pages of low confidence.
 	OCR []OCRBook
 	// Held are the removals held back for want of evidence.
-	Held []Hold
+	Held []library.Hold
 	// Unsupported counts the library's files that are no book grimoire
 	// reads, by extension, most first.
-	Unsupported []Unsupported
+	Unsupported []library.Unsupported
 	Stamp       *model.Stamp
-	LastRun     *Run
+	LastRun     *library.Run
 	// SizeBytes is the size of the database file and its WAL.
 	SizeBytes int64
 }
@@ -69,7 +70,7 @@ ORDER BY 1`)
 		return s, fmt.Errorf("status: %w", err)
 	}
 	for rows.Next() {
-		var f Failure
+		var f library.Failure
 		if err := rows.Scan(&f.Path, &f.Error); err != nil {
 			rows.Close()
 			return s, err
@@ -143,7 +144,7 @@ func (w *Writer) StartRun(ctx context.Context, kind string, started time.Time) (
 
 // FinishRun records a run's outcome. Only the last few hundred runs are
 // kept.
-func (w *Writer) FinishRun(ctx context.Context, id int64, r Run) error {
+func (w *Writer) FinishRun(ctx context.Context, id int64, r library.Run) error {
 	counters, _ := json.Marshal(r.Counters)
 	failures, _ := json.Marshal(nonNilFailures(r.Failures))
 	return w.Update(ctx, func(t *Tx) error {
@@ -157,8 +158,8 @@ func (w *Writer) FinishRun(ctx context.Context, id int64, r Run) error {
 }
 
 // LastRun returns the last finished run, or nil before the first.
-func (d *DB) LastRun(ctx context.Context) (*Run, error) {
-	var r Run
+func (d *DB) LastRun(ctx context.Context) (*library.Run, error) {
+	var r library.Run
 	var started, finished int64
 	var counters, failures string
 	err := d.db.QueryRowContext(ctx, `
@@ -177,9 +178,9 @@ SELECT id, kind, started, finished, counters, failures FROM run WHERE finished !
 	return &r, nil
 }
 
-func nonNilFailures(f []Failure) []Failure {
+func nonNilFailures(f []library.Failure) []library.Failure {
 	if f == nil {
-		return []Failure{}
+		return []library.Failure{}
 	}
 	return f
 }

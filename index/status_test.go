@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestWatchStateRoundTrip: what a watcher publishes is what status reads,
@@ -37,15 +39,15 @@ func TestWatchStateRoundTrip(t *testing.T) {
 func TestProgress(t *testing.T) {
 	ctx := context.Background()
 	w := mustOpenWriter(t)
-	h, _ := put(t, w, "/lib/ready.txt", "ready", Hash{})
+	h, _ := put(t, w, "/lib/ready.txt", "ready", library.Hash{})
 	ingestFake(t, w, h, "Ready", "a ready book")
 	// Nothing being indexed: nothing counted.
 	if got, err := w.Progress(ctx); err != nil || got != (Progress{}) {
 		t.Errorf("every book ready: progress %+v, %v; want none", got, err)
 	}
-	put(t, w, "/lib/pending.txt", "pending", Hash{})
-	parsed, _ := put(t, w, "/lib/parsed.txt", "parsed", Hash{})
-	failed, _ := put(t, w, "/lib/failed.txt", "failed", Hash{})
+	put(t, w, "/lib/pending.txt", "pending", library.Hash{})
+	parsed, _ := put(t, w, "/lib/parsed.txt", "parsed", library.Hash{})
+	failed, _ := put(t, w, "/lib/failed.txt", "failed", library.Hash{})
 	books, err := w.BooksToIngest(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -53,8 +55,8 @@ func TestProgress(t *testing.T) {
 	for _, b := range books {
 		switch b.Hash {
 		case parsed:
-			ch := []Chapter{{Index: 0, Title: "One", Sections: []Section{{Index: 0, Title: "One", Text: "text", ChunkCount: 1}}}}
-			if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: "Parsed", SourceType: "text"}, ch, []Chunk{{Index: 0, Heading: "One", Text: "text"}}); err != nil {
+			ch := []library.Chapter{{Index: 0, Title: "One", Sections: []library.Section{{Index: 0, Title: "One", Text: "text", ChunkCount: 1}}}}
+			if err := w.StoreParsed(ctx, b.ID, BookMeta{Title: "Parsed", SourceType: "text"}, ch, []library.Chunk{{Index: 0, Heading: "One", Text: "text"}}); err != nil {
 				t.Fatal(err)
 			}
 		case failed:
@@ -69,7 +71,7 @@ func TestProgress(t *testing.T) {
 	}
 	// Books waiting for tesseract are in neither count: a pending book of
 	// scans, and a ready book stored without its scans.
-	scans, _ := put(t, w, "/lib/scans.pdf", "scans", Hash{})
+	scans, _ := put(t, w, "/lib/scans.pdf", "scans", library.Hash{})
 	if err := w.NeedOCR(ctx, scans, 3, "tesseract is not installed"); err != nil {
 		t.Fatal(err)
 	}

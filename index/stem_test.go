@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index/fulltext"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 func TestStemsAreTheIndexTerms(t *testing.T) {
@@ -23,7 +24,7 @@ func TestStemsAreTheIndexTerms(t *testing.T) {
 		}
 	}
 	// A stem is what the index counts.
-	h, _ := put(t, w, "/lib/a.txt", "a", Hash{})
+	h, _ := put(t, w, "/lib/a.txt", "a", library.Hash{})
 	ingestFake(t, w, h, "Camp", "The prisoners remembered the camp.")
 	s := fulltext.Stems([]string{"prisoners", "remembered"})
 	docs, err := w.TermDocs(ctx, []string{s["prisoners"], s["remembered"]})

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // RecordUnsupported makes the unsupported files the index remembers what a
@@ -54,16 +56,16 @@ ON CONFLICT(path) DO UPDATE SET ext = excluded.ext`, p, ext); err != nil {
 
 // Unsupported counts the unsupported files by extension, most first, names
 // without an extension after the others of their count.
-func (d *DB) Unsupported(ctx context.Context) ([]Unsupported, error) {
+func (d *DB) Unsupported(ctx context.Context) ([]library.Unsupported, error) {
 	rows, err := d.db.QueryContext(ctx, `
 SELECT ext, count(*) FROM unsupported_file GROUP BY ext ORDER BY count(*) DESC, ext = '', ext`)
 	if err != nil {
 		return nil, fmt.Errorf("count unsupported files: %w", err)
 	}
 	defer rows.Close()
-	var out []Unsupported
+	var out []library.Unsupported
 	for rows.Next() {
-		var u Unsupported
+		var u library.Unsupported
 		if err := rows.Scan(&u.Extension, &u.Files); err != nil {
 			return nil, fmt.Errorf("count unsupported files: %w", err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/embed"
 )
 
@@ -90,7 +91,7 @@ func checkEmbedded(t *testing.T, l *testLibrary, e embed.Embedder) {
 	t.Helper()
 	ctx := context.Background()
 	books := l.books()
-	if len(books) != 1 || books[0].Status != index.Ready || books[0].Chunks <= 32 {
+	if len(books) != 1 || books[0].Status != library.Ready || books[0].Chunks <= 32 {
 		t.Fatalf("books: %+v", books)
 	}
 	chunks, err := l.w.ChunkRange(ctx, books[0].ID, 0, books[0].Chunks)

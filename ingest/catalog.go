@@ -14,6 +14,7 @@ import (
 	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // maxOPF bounds a metadata.opf: calibre's are a few kilobytes.
@@ -25,7 +26,7 @@ const maxOPF = 4 << 20
 // holds one of files, even when its metadata.opf could not be read (calibre
 // may be writing it): the catalogue is then calibre's to give, and
 // RefreshCatalogs gives it, never the book's file.
-func catalogOf(ctx context.Context, files []index.File) (e index.CatalogEntry, read, held bool) {
+func catalogOf(ctx context.Context, files []library.File) (e library.CatalogEntry, read, held bool) {
 	for _, f := range files {
 		dir := filepath.Dir(f.Path)
 		if !calibre.Entry(dir, f.Root) {
@@ -36,7 +37,7 @@ func catalogOf(ctx context.Context, files []index.File) (e index.CatalogEntry, r
 			return e, true, true
 		}
 	}
-	return index.CatalogEntry{}, false, held
+	return library.CatalogEntry{}, false, held
 }
 
 // fileCatalog is the catalogue of a book that no calibre entry holds:
@@ -44,8 +45,8 @@ func catalogOf(ctx context.Context, files []index.File) (e index.CatalogEntry, r
 // Info), which a parse writes whole, so that an edited file's description
 // leaves nothing of the old one. Its Path is empty: no catalogue file
 // gave it.
-func fileCatalog(c doc.Catalog) *index.CatalogEntry {
-	return &index.CatalogEntry{Catalog: index.Catalog{
+func fileCatalog(c doc.Catalog) *library.CatalogEntry {
+	return &library.CatalogEntry{Catalog: library.Catalog{
 		Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags,
 		Publisher: c.Publisher, Published: c.Published, Identifiers: c.Identifiers,
 	}}
@@ -53,29 +54,29 @@ func fileCatalog(c doc.Catalog) *index.CatalogEntry {
 
 // readOPF reads a calibre entry's metadata.opf, through libfile as every
 // file of the library.
-func readOPF(ctx context.Context, root, path string) (index.CatalogEntry, error) {
+func readOPF(ctx context.Context, root, path string) (library.CatalogEntry, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return index.CatalogEntry{}, err
+		return library.CatalogEntry{}, err
 	}
 	if fi.Size() > maxOPF {
-		return index.CatalogEntry{}, fmt.Errorf("%s: over %d bytes", path, maxOPF)
+		return library.CatalogEntry{}, fmt.Errorf("%s: over %d bytes", path, maxOPF)
 	}
 	data, err := libfile.ReadFile(ctx, root, path, libfile.Want{Size: fi.Size()})
 	if err != nil {
-		return index.CatalogEntry{}, err
+		return library.CatalogEntry{}, err
 	}
 	var pkg struct {
 		UniqueIdentifier string   `xml:"unique-identifier,attr"`
 		Metadata         meta.OPF `xml:"metadata"`
 	}
 	if err := xhtml.NewXMLDecoder(data).Decode(&pkg); err != nil {
-		return index.CatalogEntry{}, fmt.Errorf("%s: %w", path, err)
+		return library.CatalogEntry{}, fmt.Errorf("%s: %w", path, err)
 	}
 	info := meta.FromOPF(&pkg.Metadata, pkg.UniqueIdentifier)
-	return index.CatalogEntry{
+	return library.CatalogEntry{
 		Title: info.Title, Authors: info.Authors, Language: info.Language,
-		Catalog: index.Catalog{
+		Catalog: library.Catalog{
 			Path: path, Series: info.Series, SeriesIndex: info.SeriesIndex, Tags: info.Tags,
 			Publisher: info.Publisher, Published: info.Date, Identifiers: info.Identifiers,
 		},
@@ -87,7 +88,7 @@ func readOPF(ctx context.Context, root, path string) (index.CatalogEntry, error)
 // edit in calibre changes the description, never the book's bytes, so no
 // book is ingested again. A path in scope may be the metadata.opf itself.
 // It returns the books whose description changed.
-func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]index.Hash, error) {
+func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]library.Hash, error) {
 	files, err := w.Files(ctx)
 	if err != nil {
 		return nil, err
@@ -99,8 +100,8 @@ func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]in
 	sort.Strings(paths)
 	entries := make(map[string]bool)
 	type read struct {
-		hash  index.Hash
-		entry index.CatalogEntry
+		hash  library.Hash
+		entry library.CatalogEntry
 	}
 	var reads []read
 	for _, p := range paths {
@@ -128,10 +129,10 @@ func RefreshCatalogs(ctx context.Context, w *index.Writer, scope []string) ([]in
 	}
 	// A few hundred books a transaction: a large calibre library's first
 	// sync describes every book.
-	var changed []index.Hash
+	var changed []library.Hash
 	for start := 0; start < len(reads); start += catalogBatch {
 		batch := reads[start:min(start+catalogBatch, len(reads))]
-		var got []index.Hash
+		var got []library.Hash
 		err := w.Update(ctx, func(t *index.Tx) error {
 			got = got[:0]
 			for _, r := range batch {

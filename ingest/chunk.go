@@ -6,8 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // Chunking sizes, in approximate tokens.
@@ -123,8 +123,8 @@ type section struct {
 // book is a parsed document laid out for the index: chapters with their
 // sections, and chunks in reading order.
 type book struct {
-	chapters []index.Chapter
-	chunks   []index.Chunk
+	chapters []library.Chapter
+	chunks   []library.Chunk
 }
 
 // layout turns a document into chapters, sections and chunks. Empty
@@ -162,7 +162,7 @@ func layout(d *doc.Document, title string, c Chunking) book {
 			secs = splitSection(secs[0], c.SectionSplitTokens)
 		}
 		chAnchor := anchor(ch.Anchor)
-		chapter := index.Chapter{Index: ci, Title: chTitle, Anchor: chAnchor}
+		chapter := library.Chapter{Index: ci, Title: chTitle, Anchor: chAnchor}
 		for si := range secs {
 			s := &secs[si]
 			s.chapter, s.index = ci, si
@@ -178,7 +178,7 @@ func layout(d *doc.Document, title string, c Chunking) book {
 			first := len(out.chunks)
 			heading := headingPath(title, chTitle, s.title)
 			for _, text := range chunkBlocks(s.blocks, c) {
-				k := index.Chunk{
+				k := library.Chunk{
 					Index:        len(out.chunks),
 					ChapterIndex: ci,
 					SectionIndex: si,
@@ -195,7 +195,7 @@ func layout(d *doc.Document, title string, c Chunking) book {
 				out.chunks = append(out.chunks, k)
 			}
 			ps, pe := pageRange(s.blocks)
-			sec := index.Section{
+			sec := library.Section{
 				ChapterIndex: ci, Index: si, Title: s.title, Synthesized: s.synthesized, Anchor: s.anchor,
 				PageStart: ps, PageEnd: pe, Tokens: blocksTokens(s.blocks),
 				Text: doc.Section{Blocks: s.blocks}.Text(), FirstChunk: first, ChunkCount: len(out.chunks) - first,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestSwapBetweenScanAndIngest replaces a scanned book before ingest reads
@@ -73,7 +73,7 @@ func TestSwapBetweenScanAndIngest(t *testing.T) {
 			if o.res.Ingested != 0 || len(o.res.Failures) != 1 || o.res.Failures[0].Path != book {
 				t.Fatalf("ingested %d, failures %+v", o.res.Ingested, o.res.Failures)
 			}
-			if b := l.books(); len(b) != 1 || b[0].Status != index.Pending {
+			if b := l.books(); len(b) != 1 || b[0].Status != library.Pending {
 				t.Errorf("books %+v: want the book left pending for the next sync", b)
 			}
 			if !strings.Contains(o.res.Failures[0].Error, "not read") {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/llm"
 )
 
@@ -16,7 +16,7 @@ import (
 // its section's summary and its own text. Every answer is stored as soon as
 // it arrives, so a crash never asks the model again for stored work; at most
 // the requests in flight are lost.
-func (p *pipeline) contextualize(ctx context.Context, b index.Book) error {
+func (p *pipeline) contextualize(ctx context.Context, b library.Book) error {
 	sections, err := p.w.SectionsToSummarize(ctx, b.ID)
 	if err != nil {
 		return err

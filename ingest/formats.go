@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/docx"
 	"github.com/grimoire-search/grimoire/ingest/epub"
@@ -20,6 +19,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/rtf"
 	"github.com/grimoire-search/grimoire/ingest/text"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // Format is one kind of book file that grimoire reads: how its files are
@@ -195,7 +195,7 @@ func (r Registry) lookup(typ string) (Format, bool) {
 // are tried: a format with magic takes only its own content while any text
 // reads as Markdown or as text, so those come first. fallback is the book's
 // own type, for a book without typed paths.
-func (r Registry) order(files []index.File, fallback string) []string {
+func (r Registry) order(files []library.File, fallback string) []string {
 	seen := make(map[string]bool)
 	for _, f := range files {
 		seen[f.SourceType] = true

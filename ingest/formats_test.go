@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/testbook"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestSameBytesUnderSeveralExtensions checks that a content held by paths
@@ -19,25 +19,25 @@ func TestSameBytesUnderSeveralExtensions(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		files    map[string][]byte
-		status   index.BookStatus
+		status   library.BookStatus
 		typ      string
 		failures map[string]string // base name → part of its error
 	}{
 		{
 			name:   "Markdown bytes as .md and .epub",
 			files:  map[string][]byte{"x.epub": markdown, "x.md": markdown},
-			status: index.Ready, typ: "markdown",
+			status: library.Ready, typ: "markdown",
 		},
 		{
 			name: "EPUB bytes as .epub and .pdf",
 			// The PDF path comes first: its type may not stick to the book.
 			files:  map[string][]byte{"copy.pdf": nil, "novel.epub": nil}, // filled below
-			status: index.Ready, typ: "epub",
+			status: library.Ready, typ: "epub",
 		},
 		{
 			name:   "junk as .epub and .pdf",
 			files:  map[string][]byte{"j.epub": junk, "j.pdf": junk},
-			status: index.Failed,
+			status: library.Failed,
 			failures: map[string]string{
 				"j.epub": "not an EPUB",
 				"j.pdf":  "not a PDF",
@@ -46,7 +46,7 @@ func TestSameBytesUnderSeveralExtensions(t *testing.T) {
 		{
 			name:   "junk as each zipped or XML format",
 			files:  map[string][]byte{"j.docx": junk, "j.odt": junk, "j.fb2": junk, "j.fb2.zip": junk, "j.htmlz": junk},
-			status: index.Failed,
+			status: library.Failed,
 			failures: map[string]string{
 				"j.docx":  "not a DOCX document",
 				"j.odt":   "not an ODT document",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/bomb"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/reconcile"
 )
@@ -80,7 +81,7 @@ func ingestAlone(t *testing.T, files map[string][]byte) (Result, uint64, int64) 
 
 // ingestLibrary is ingestAlone for several files, with ctx, and with the
 // books as the index holds them after the run.
-func ingestLibrary(ctx context.Context, t *testing.T, files map[string][]byte) (Result, uint64, int64, []index.Book) {
+func ingestLibrary(ctx context.Context, t *testing.T, files map[string][]byte) (Result, uint64, int64, []library.Book) {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), "lib")
 	old := time.Now().Add(-time.Hour)
@@ -206,9 +207,9 @@ func TestInflatingBooksFailAsTooLarge(t *testing.T) {
 	}
 	// Failed for good: those bytes are not read again.
 	for _, b := range books {
-		want := index.Failed
+		want := library.Failed
 		if b.Title == "Small Book" {
-			want = index.Ready
+			want = library.Ready
 		}
 		if b.Status != want {
 			t.Errorf("%s is %s, want %s (%s)", b.Title, b.Status, want, b.Error)

@@ -26,6 +26,7 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	folder "github.com/grimoire-search/grimoire/internal/mdbook"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/model/llm"
@@ -125,7 +126,7 @@ const (
 type Outcome struct {
 	// Book is the book as the index holds it now (its slug, title, chunk
 	// count and paths); a book that failed, as it was.
-	Book index.Book
+	Book library.Book
 	// Replaced: the book took the place of the older version of its file,
 	// which is gone now (an edited file).
 	Replaced bool
@@ -135,7 +136,7 @@ type Outcome struct {
 	// Failures say why the book failed or was not read; none when it is
 	// ready. A book not read is still pending: the next reconcile looks
 	// at its file again.
-	Failures []index.Failure
+	Failures []library.Failure
 }
 
 // Result is what an ingest run did.
@@ -148,7 +149,7 @@ type Result struct {
 	NeedOCR int
 	// PagesRecognised counts the pages OCR read.
 	PagesRecognised int
-	Failures        []index.Failure
+	Failures        []library.Failure
 	// Unsettled are the files left pending because they were still being
 	// written (see Options.Settle); SettleAt is the earliest time one of
 	// them will have been quiet for Settle, zero when a change already on
@@ -260,7 +261,7 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 // books ingests books in order, and stores the small ones left in the
 // batch. A book whose scanned pages OCR is to read is put aside in
 // p.scans.
-func (p *pipeline) books(ctx context.Context, books []index.Book) error {
+func (p *pipeline) books(ctx context.Context, books []library.Book) error {
 	for _, b := range books {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -297,7 +298,7 @@ type pipeline struct {
 	// tried are the books this run has taken up; scans are the books put
 	// aside for OCR, in order.
 	tried map[int64]bool
-	scans []index.Book
+	scans []library.Book
 	// ocr is the tesseract found for this run, once looked for.
 	ocr *ocrState
 	// batch holds small books, parsed and embedded, that are stored
@@ -309,7 +310,7 @@ type pipeline struct {
 
 // prepared is a small book ready to be stored whole.
 type prepared struct {
-	book   index.Book
+	book   library.Book
 	meta   index.BookMeta
 	layout book
 	// vecs are the chunks' vectors: those a rebuild salvaged until the
@@ -317,7 +318,7 @@ type prepared struct {
 	vecs [][]float32
 	// catalog is what a calibre entry says of the book, if one holds it,
 	// else what the book's file says; nil while calibre's cannot be read.
-	catalog *index.CatalogEntry
+	catalog *library.CatalogEntry
 	// scan, when set, says the book has scanned pages OCR has not read
 	// yet; nothing else is set then but book.
 	scan *scan
@@ -367,7 +368,7 @@ func (p *pipeline) finished(ctx context.Context, id int64, replaced bool) {
 }
 
 // failed tells Options.Finished that book b failed or was not read.
-func (p *pipeline) failed(b index.Book, failures []index.Failure) {
+func (p *pipeline) failed(b library.Book, failures []library.Failure) {
 	if p.opts.Finished != nil {
 		p.opts.Finished(Outcome{Book: b, Failures: failures})
 	}
@@ -376,7 +377,7 @@ func (p *pipeline) failed(b index.Book, failures []index.Failure) {
 // vanished reports whether a book disappeared under us: a reconcile running
 // beside ingest (watch) prunes a book whose file was removed, or changed
 // again mid-ingest (its successor is queued).
-func (p *pipeline) vanished(ctx context.Context, b index.Book) bool {
+func (p *pipeline) vanished(ctx context.Context, b library.Book) bool {
 	if ctx.Err() != nil {
 		return false
 	}
@@ -390,8 +391,8 @@ func (p *pipeline) vanished(ctx context.Context, b index.Book) bool {
 
 // book ingests one book. Errors about the book itself are recorded on it;
 // only errors that stop the whole run (the index, the embedder) are returned.
-func (p *pipeline) book(ctx context.Context, b index.Book) error {
-	if b.Status == index.Pending {
+func (p *pipeline) book(ctx context.Context, b library.Book) error {
+	if b.Status == library.Pending {
 		if wait, err := p.stillWaiting(ctx, b); err != nil || wait {
 			return err
 		}
@@ -409,7 +410,7 @@ func (p *pipeline) book(ctx context.Context, b index.Book) error {
 
 // store stores a parsed book, and embeds it: a small one in the next
 // batch, a large one at once.
-func (p *pipeline) store(ctx context.Context, b index.Book, pr prepared) error {
+func (p *pipeline) store(ctx context.Context, b library.Book, pr prepared) error {
 	if p.opts.Context == nil && len(pr.layout.chunks) <= p.opts.EmbedBatch {
 		return p.addSmall(ctx, pr)
 	}
@@ -429,7 +430,7 @@ func (p *pipeline) store(ctx context.Context, b index.Book, pr prepared) error {
 
 // finish writes the contexts and vectors of a parsed book, and makes it
 // ready; pre, when set, is its vectors being worked out ahead.
-func (p *pipeline) finish(ctx context.Context, b index.Book, pre *ahead) error {
+func (p *pipeline) finish(ctx context.Context, b library.Book, pre *ahead) error {
 	p.progress.Book = b.Title
 	if p.opts.Context != nil {
 		if err := p.contextualize(ctx, b); err != nil {
@@ -451,7 +452,7 @@ func (p *pipeline) finish(ctx context.Context, b index.Book, pre *ahead) error {
 
 // parse reads and parses a pending book and lays it out. A book that fails
 // is recorded as failed and nil is returned without an error.
-func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
+func (p *pipeline) parse(ctx context.Context, b library.Book) (*prepared, error) {
 	files, err := p.w.FilesOf(ctx, b.Hash)
 	if err != nil {
 		return nil, err
@@ -468,9 +469,9 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		// was scanned. The next reconcile sorts it out. The run's
 		// failures report it; the log only traces it.
 		p.log.Debug("book not read", "book", b.Slug, "reason", err)
-		f := index.Failure{Path: path, Error: err.Error()}
+		f := library.Failure{Path: path, Error: err.Error()}
 		p.res.Failures = append(p.res.Failures, f)
-		p.failed(b, []index.Failure{f})
+		p.failed(b, []library.Failure{f})
 		return nil, nil
 	}
 	recognised, err := p.w.OCRPages(ctx, b.Hash)
@@ -545,7 +546,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 		for i := range laid.chunks {
 			// Without a language model the heading path is all the
 			// context there is, and it is already in Heading.
-			laid.chunks[i].State = index.ChunkContextualized
+			laid.chunks[i].State = library.ChunkContextualized
 		}
 	}
 	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: typ, PageCount: d.PageCount, PageLabels: d.PageLabels}
@@ -574,7 +575,7 @@ func (p *pipeline) parse(ctx context.Context, b index.Book) (*prepared, error) {
 // for Settle (Result.SettleAt), when it fails for good if it still cannot
 // be read. Without Settle (sync), a changed file is not read, as when
 // readContent finds it changed.
-func (p *pipeline) unsettled(b index.Book, files []index.File, path string) bool {
+func (p *pipeline) unsettled(b library.Book, files []library.File, path string) bool {
 	now := time.Now()
 	changed, quietAt := false, time.Time{}
 	for _, f := range files {
@@ -595,9 +596,9 @@ func (p *pipeline) unsettled(b index.Book, files []index.File, path string) bool
 	}
 	switch {
 	case p.opts.Settle <= 0 && changed:
-		f := index.Failure{Path: path, Error: "not read: changed since it was scanned; the next sync looks at it again"}
+		f := library.Failure{Path: path, Error: "not read: changed since it was scanned; the next sync looks at it again"}
 		p.res.Failures = append(p.res.Failures, f)
-		p.failed(b, []index.Failure{f})
+		p.failed(b, []library.Failure{f})
 		return true
 	case p.opts.Settle <= 0 || (!changed && quietAt.IsZero()):
 		return false
@@ -640,8 +641,8 @@ func storeParsed(ctx context.Context, t *index.Tx, pr prepared) error {
 // (see Registry.order), and returns the first document that comes out with
 // its format. When none does, it returns one failure per format, on a path
 // of that format: no path is blamed for another's format.
-func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.File, data []byte, recognised map[int]string) (*doc.Document, string, []index.Failure) {
-	var failures []index.Failure
+func (p *pipeline) parseAny(ctx context.Context, b library.Book, files []library.File, data []byte, recognised map[int]string) (*doc.Document, string, []library.Failure) {
+	var failures []library.Failure
 	for _, typ := range p.formats.order(files, b.SourceType) {
 		f, _ := p.formats.lookup(typ) // zero for a type no format has, which Parse refuses
 		p.progress.Format = typ
@@ -667,14 +668,14 @@ func (p *pipeline) parseAny(ctx context.Context, b index.Book, files []index.Fil
 		if ctx.Err() != nil {
 			return nil, "", nil
 		}
-		failures = append(failures, index.Failure{Path: pathOfType(files, typ, files[0].Path), Error: failureReason(f, err)})
+		failures = append(failures, library.Failure{Path: pathOfType(files, typ, files[0].Path), Error: failureReason(f, err)})
 	}
 	return nil, "", failures
 }
 
 // pathOfType returns the first of files whose row is of type typ, or
 // fallback.
-func pathOfType(files []index.File, typ, fallback string) string {
+func pathOfType(files []library.File, typ, fallback string) string {
 	for _, f := range files {
 		if f.SourceType == typ {
 			return f.Path
@@ -776,7 +777,7 @@ func (p *pipeline) flush(ctx context.Context) error {
 
 // embed embeds the book's remaining chunks, one committed batch at a time,
 // taking the vectors pre worked out where their text is the chunk's.
-func (p *pipeline) embed(ctx context.Context, b index.Book, pre *ahead) error {
+func (p *pipeline) embed(ctx context.Context, b library.Book, pre *ahead) error {
 	defer pre.discard()
 	p.progress.Stage = StageEmbedding
 	p.progress.ChunksTotal = b.Chunks
@@ -920,13 +921,13 @@ func halve(text string) (string, string) {
 
 // EmbeddingText is what the embedder sees of a chunk: its heading path, its
 // context when there is one, and its text.
-func EmbeddingText(k index.Chunk) string { return index.JoinText(k.Heading, k.Context, k.Text) }
+func EmbeddingText(k library.Chunk) string { return index.JoinText(k.Heading, k.Context, k.Text) }
 
 // readContent reads a file that holds the book's content, checking that it
 // still does. A file is read only as the scan saw it: reached from its
 // library folder without following a link, a regular file, of the size and
 // inode its row records, never more than that size.
-func readContent(ctx context.Context, b index.Book, files []index.File) (string, []byte, error) {
+func readContent(ctx context.Context, b library.Book, files []library.File) (string, []byte, error) {
 	if len(files) == 0 {
 		return "", nil, fmt.Errorf("book %s: no file holds it any more", b.Slug)
 	}
@@ -944,7 +945,7 @@ func readContent(ctx context.Context, b index.Book, files []index.File) (string,
 			lastErr = fmt.Errorf("not read: %w; the next sync looks at it again", unwrapPath(err))
 			continue
 		}
-		if index.SumBytes(data) != b.Hash {
+		if library.SumBytes(data) != b.Hash {
 			lastErr = errors.New("not read: changed since it was scanned; the next sync looks at it again")
 			continue
 		}

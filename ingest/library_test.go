@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/reconcile"
 )
@@ -63,7 +64,7 @@ func (l *testLibrary) ingest(ctx context.Context) (Result, error) {
 	return Run(ctx, l.w, Options{Embedder: embed.NewBuiltin()})
 }
 
-func (l *testLibrary) books() []index.Book {
+func (l *testLibrary) books() []library.Book {
 	l.t.Helper()
 	books, err := l.w.Books(context.Background(), index.BookFilter{})
 	if err != nil {

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	folder "github.com/grimoire-search/grimoire/internal/mdbook"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 func TestTypeOf(t *testing.T) {
@@ -97,9 +97,9 @@ func TestOrder(t *testing.T) {
 		{"no typed path", []string{"", ""}, "epub", []string{"epub"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var files []index.File
+			var files []library.File
 			for _, typ := range tc.types {
-				files = append(files, index.File{SourceType: typ})
+				files = append(files, library.File{SourceType: typ})
 			}
 			if got := Formats().order(files, tc.fallback); !slices.Equal(got, tc.want) {
 				t.Errorf("order = %v, want %v", got, tc.want)

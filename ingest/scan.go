@@ -13,6 +13,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/ocr"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // OCROptions configure the reading of scanned pages by tesseract.
@@ -128,7 +129,7 @@ func (p *pipeline) whyNoOCR(ctx context.Context, typ string) string {
 
 // stillWaiting reports whether book b waits for OCR that still cannot run,
 // so that it is passed over without reading its file again.
-func (p *pipeline) stillWaiting(ctx context.Context, b index.Book) (bool, error) {
+func (p *pipeline) stillWaiting(ctx context.Context, b library.Book) (bool, error) {
 	was, known, err := p.w.OCRWaiting(ctx, b.Hash)
 	if err != nil || !known || was == "" {
 		return false, err
@@ -150,7 +151,7 @@ func (p *pipeline) stillWaiting(ctx context.Context, b index.Book) (bool, error)
 // scanned takes a book with scanned pages still to read: put aside for
 // after the other books when tesseract can read them, else recorded as
 // waiting for it.
-func (p *pipeline) scanned(ctx context.Context, b index.Book, s *scan) error {
+func (p *pipeline) scanned(ctx context.Context, b library.Book, s *scan) error {
 	if why := p.whyNoOCR(ctx, s.typ); why != "" {
 		if err := p.w.NeedOCR(ctx, b.Hash, s.pages, why); err != nil {
 			return err
@@ -167,8 +168,8 @@ func (p *pipeline) scanned(ctx context.Context, b index.Book, s *scan) error {
 }
 
 // setAside puts book b aside for OCR after the other books, once.
-func (p *pipeline) setAside(b index.Book) {
-	if !slices.ContainsFunc(p.scans, func(o index.Book) bool { return o.ID == b.ID }) {
+func (p *pipeline) setAside(b library.Book) {
+	if !slices.ContainsFunc(p.scans, func(o library.Book) bool { return o.ID == b.ID }) {
 		p.scans = append(p.scans, b)
 	}
 }
@@ -179,7 +180,7 @@ func (p *pipeline) setAside(b index.Book) {
 // are laid out again once OCR is done. Those that still cannot be read
 // keep waiting, with the reason brought up to date; those OCR failed on
 // wait for their file to change.
-func (p *pipeline) takeUpReadBooks(ctx context.Context, books []index.Book) error {
+func (p *pipeline) takeUpReadBooks(ctx context.Context, books []library.Book) error {
 	for _, b := range books {
 		was, _, err := p.w.OCRWaiting(ctx, b.Hash)
 		if err != nil {
@@ -206,7 +207,7 @@ func (p *pipeline) takeUpReadBooks(ctx context.Context, books []index.Book) erro
 }
 
 // waiting tells Options.Finished that book b waits for OCR.
-func (p *pipeline) waiting(b index.Book, why string) {
+func (p *pipeline) waiting(b library.Book, why string) {
 	if p.opts.Finished != nil {
 		p.opts.Finished(Outcome{Book: b, NeedsOCR: why})
 	}
@@ -266,12 +267,12 @@ const (
 
 // newcomers are the books pending that this run has not taken up yet,
 // scans known as such left out.
-func (p *pipeline) newcomers(ctx context.Context) ([]index.Book, error) {
+func (p *pipeline) newcomers(ctx context.Context) ([]library.Book, error) {
 	books, err := p.w.BooksToIngest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []index.Book
+	var out []library.Book
 	for _, b := range books {
 		if p.tried[b.ID] {
 			continue
@@ -287,7 +288,7 @@ func (p *pipeline) newcomers(ctx context.Context) ([]index.Book, error) {
 
 // recogniseBook reads book b's scanned pages that are not read yet, then
 // ingests it.
-func (p *pipeline) recogniseBook(ctx context.Context, b index.Book) (ocrOutcome, error) {
+func (p *pipeline) recogniseBook(ctx context.Context, b library.Book) (ocrOutcome, error) {
 	pr, err := p.parse(ctx, b)
 	if err != nil || pr == nil {
 		// Failed or not read: recorded as such.
@@ -323,7 +324,7 @@ var errGiveWay = errors.New("giving way to other books")
 // order, tesseract reads Options.OCR.Concurrency at once, and each page is
 // stored as soon as it is read, so that an interrupted run loses only the
 // pages in flight.
-func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOutcome, error) {
+func (p *pipeline) recognise(ctx context.Context, b library.Book, s *scan) (ocrOutcome, error) {
 	eng := p.ocrEngine(ctx)
 	langs, note, err := eng.Choose(p.opts.OCR.Languages, s.language)
 	if err != nil {
@@ -414,15 +415,15 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 	}
 	if err != nil {
 		reason := OCRFailed + err.Error()
-		f := index.Failure{Path: s.path, Error: reason}
-		if b.Status == index.Ready {
+		f := library.Failure{Path: s.path, Error: reason}
+		if b.Status == library.Ready {
 			// A book searchable from its text stays so: its scans wait,
 			// with why, until its file changes.
 			if err := p.w.OCRWait(ctx, b.Hash, reason); err != nil {
 				return setAside, err
 			}
 			p.res.Failures = append(p.res.Failures, f)
-			p.failed(b, []index.Failure{f})
+			p.failed(b, []library.Failure{f})
 			return setAside, nil
 		}
 		pruned, ferr := p.w.MarkFailed(ctx, b.ID, reason)
@@ -432,7 +433,7 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 		p.res.Failed++
 		p.res.Pruned += pruned
 		p.res.Failures = append(p.res.Failures, f)
-		p.failed(b, []index.Failure{f})
+		p.failed(b, []library.Failure{f})
 		return setAside, nil
 	}
 	return read, nil
@@ -440,7 +441,7 @@ func (p *pipeline) recognise(ctx context.Context, b index.Book, s *scan) (ocrOut
 
 // readPage recognises one drawn page and stores its text. A page that
 // takes longer than the page timeout is stored empty, with a warning.
-func (p *pipeline) readPage(ctx context.Context, h index.Hash, r doc.PageImage, langs string) error {
+func (p *pipeline) readPage(ctx context.Context, h library.Hash, r doc.PageImage, langs string) error {
 	pctx, cancel := context.WithTimeout(ctx, p.opts.OCR.PageTimeout)
 	defer cancel()
 	page, err := p.ocr.engine.Recognize(pctx, r.Image, int(r.DPI+0.5), langs)

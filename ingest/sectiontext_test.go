@@ -12,6 +12,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // storeLaidOut stores a laid out book in w as the book of a file named
@@ -21,9 +22,9 @@ import (
 func storeLaidOut(t *testing.T, w *index.Writer, name string, b book) (total, held int) {
 	t.Helper()
 	ctx := context.Background()
-	h := index.SumBytes([]byte(name))
+	h := library.SumBytes([]byte(name))
 	err := w.Update(ctx, func(tx *index.Tx) error {
-		_, err := tx.PutFile(ctx, index.File{Path: "/lib/" + name, Root: "/lib", Hash: h, SourceType: doc.Text}, index.Hash{})
+		_, err := tx.PutFile(ctx, library.File{Path: "/lib/" + name, Root: "/lib", Hash: h, SourceType: doc.Text}, library.Hash{})
 		return err
 	})
 	if err != nil {

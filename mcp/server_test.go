@@ -15,6 +15,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
@@ -490,7 +491,7 @@ func TestLibraryStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 	f.sync(t)
 	var st retrieve.StatusView
 	text := f.mustCall(t, "library_status", nil, &st)
-	want := []index.Unsupported{{Extension: ".cbz", Files: 2}, {Extension: ".cbr", Files: 1}}
+	want := []library.Unsupported{{Extension: ".cbz", Files: 2}, {Extension: ".cbr", Files: 1}}
 	if st.UnsupportedFiles != 3 || !slices.Equal(st.Unsupported, want) {
 		t.Errorf("unsupported: %d %+v", st.UnsupportedFiles, st.Unsupported)
 	}

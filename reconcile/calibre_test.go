@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 func (f *fixture) paths() []string {
@@ -40,7 +40,7 @@ func TestCalibreEntryTakesOneFormat(t *testing.T) {
 	f.write("plain/a.txt", "a")
 	f.write("plain/a.md", "# a")
 
-	expect(t, f.run(), index.Counters{Scanned: 3, Hashed: 3, New: 3})
+	expect(t, f.run(), library.Counters{Scanned: 3, Hashed: 3, New: 3})
 	if got, want := f.paths(), []string{"cal/Ann/Book (1)/book.txt", "plain/a.md", "plain/a.txt"}; !slices.Equal(got, want) {
 		t.Fatalf("paths %q, want %q", got, want)
 	}
@@ -52,7 +52,7 @@ func TestCalibreEntryTakesOneFormat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		expect(t, r, index.Counters{Scanned: 1, Hashed: 1, New: 1, Removed: 1, Pruned: 1, Skipped: 1})
+		expect(t, r, library.Counters{Scanned: 1, Hashed: 1, New: 1, Removed: 1, Pruned: 1, Skipped: 1})
 		if got, want := f.paths(), []string{"cal/Ann/Book (1)/book.md", "plain/a.md", "plain/a.txt"}; !slices.Equal(got, want) {
 			t.Errorf("paths %q, want %q", got, want)
 		}
@@ -62,7 +62,7 @@ func TestCalibreEntryTakesOneFormat(t *testing.T) {
 		}
 	})
 	t.Run("a full pass agrees", func(t *testing.T) {
-		expect(t, f.run(), index.Counters{Scanned: 3, Skipped: 1})
+		expect(t, f.run(), library.Counters{Scanned: 3, Skipped: 1})
 	})
 }
 
@@ -84,7 +84,7 @@ func TestCalibreFormatRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(t, r, index.Counters{Scanned: 1, Hashed: 1, New: 1, Removed: 1, Pruned: 1})
+	expect(t, r, library.Counters{Scanned: 1, Hashed: 1, New: 1, Removed: 1, Pruned: 1})
 	if got, want := f.paths(), []string{"cal/Ann/Book (1)/book.txt"}; !slices.Equal(got, want) {
 		t.Errorf("paths %q, want %q", got, want)
 	}

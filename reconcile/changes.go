@@ -1,8 +1,6 @@
 package reconcile
 
-import (
-	"github.com/grimoire-search/grimoire/index"
-)
+import "github.com/grimoire-search/grimoire/library"
 
 // ChangeKind is what a pass did about a path.
 type ChangeKind uint8
@@ -39,18 +37,18 @@ type Change struct {
 	From string
 	// Book is the book of a copy, or the book a removal took with it; only
 	// its slug, title and (for a copy) paths are filled.
-	Book   *index.Book
+	Book   *library.Book
 	Files  int
 	Reason string
 }
 
 // removedBooks fills in the book each removal took with it, from the
 // books a pass pruned and the content each removed path held.
-func removedBooks(changes []Change, gone []index.Book, hashOf map[string]index.Hash) {
+func removedBooks(changes []Change, gone []library.Book, hashOf map[string]library.Hash) {
 	if len(gone) == 0 {
 		return
 	}
-	byHash := make(map[index.Hash]*index.Book, len(gone))
+	byHash := make(map[library.Hash]*library.Book, len(gone))
 	for i := range gone {
 		byHash[gone[i].Hash] = &gone[i]
 	}

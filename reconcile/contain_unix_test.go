@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // onMessage runs fn, once, in the goroutine that logs msg: a test can act at
@@ -106,7 +106,7 @@ func TestSwapBetweenScanAndHash(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("reconcile did not finish")
 			}
-			expect(t, r, index.Counters{Scanned: 1, Hashed: 1, Skipped: 1})
+			expect(t, r, library.Counters{Scanned: 1, Hashed: 1, Skipped: 1})
 			files, err := f.w.Files(context.Background())
 			if err != nil {
 				t.Fatal(err)

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestEmptyFileIsNoBook checks that a 0-byte file is skipped and said to
@@ -16,7 +16,7 @@ func TestEmptyFileIsNoBook(t *testing.T) {
 	f.write("empty.txt", "")
 	f.write("a.md", "# A")
 	r := f.run()
-	expect(t, r, index.Counters{Scanned: 1, Hashed: 1, New: 1, Skipped: 2})
+	expect(t, r, library.Counters{Scanned: 1, Hashed: 1, New: 1, Skipped: 2})
 	if len(r.Failures) != 2 || r.Failures[0].Error != emptyReason {
 		t.Errorf("failures %+v", r.Failures)
 	}
@@ -29,7 +29,7 @@ func TestEmptyFileIsNoBook(t *testing.T) {
 	}
 
 	f.write("empty.md", "# Now with text")
-	expect(t, f.run(), index.Counters{Scanned: 2, Hashed: 1, New: 1, Skipped: 1})
+	expect(t, f.run(), library.Counters{Scanned: 2, Hashed: 1, New: 1, Skipped: 1})
 	s, _ = f.w.Status(context.Background())
 	if len(s.Failures) != 1 || filepath.Base(s.Failures[0].Path) != "empty.txt" {
 		t.Errorf("status failures once the file has text: %+v", s.Failures)
@@ -37,5 +37,5 @@ func TestEmptyFileIsNoBook(t *testing.T) {
 
 	// Emptied: the path holds no book any more.
 	f.write("empty.md", "")
-	expect(t, f.run(), index.Counters{Scanned: 1, Removed: 1, Pruned: 1, Skipped: 2})
+	expect(t, f.run(), library.Counters{Scanned: 1, Removed: 1, Pruned: 1, Skipped: 2})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/plural"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // massRemoval is the "handful": a pass may remove this many files under a
@@ -17,7 +18,7 @@ const massRemoval = 10
 // rootSeen is what a pass saw of a library folder, or of a mount point
 // below one.
 type rootSeen struct {
-	id index.RootIdentity
+	id library.RootIdentity
 	// walked: the folder was listed in full, so files counts every book
 	// file under it.
 	walked bool
@@ -42,7 +43,7 @@ type removalPlan struct {
 // rootKey is the library folder a file row lies in: the configured one
 // it lies in, else the folder it was found in (no longer part of the
 // library).
-func (s *scanner) rootKey(f index.File) string {
+func (s *scanner) rootKey(f library.File) string {
 	if r := subtree.RootOf(f.Path, s.opts.Roots); r != "" {
 		return r
 	}
@@ -52,7 +53,7 @@ func (s *scanner) rootKey(f index.File) string {
 // folderOf is the folder a file row's removal is judged under: the
 // innermost remembered mount point that holds it within a configured
 // library folder, else its rootKey.
-func (s *scanner) folderOf(f index.File, mounts []string) string {
+func (s *scanner) folderOf(f library.File, mounts []string) string {
 	key := s.rootKey(f)
 	if !slices.Contains(s.opts.Roots, key) {
 		return key
@@ -98,7 +99,7 @@ func (s *scanner) rememberedMounts(known map[string]index.LibraryRoot) []string 
 //
 // existing are the file rows before the pass; roots and mounts are what
 // the pass saw of each folder, known what the index remembers of it.
-func (s *scanner) judgeRemovals(removals []index.File, existing map[string]index.File, roots, mounts map[string]*rootSeen, known map[string]index.LibraryRoot) removalPlan {
+func (s *scanner) judgeRemovals(removals []library.File, existing map[string]library.File, roots, mounts map[string]*rootSeen, known map[string]index.LibraryRoot) removalPlan {
 	plan := removalPlan{held: make(map[string]string), counts: make(map[string]int), mounts: s.rememberedMounts(known)}
 	for _, f := range removals {
 		plan.counts[s.folderOf(f, plan.mounts)]++
@@ -135,7 +136,7 @@ func (s *scanner) judgeRemovals(removals []index.File, existing map[string]index
 // mountEvidence is why the n removals under a folder that was a mount
 // point are held, or "": seen is what the pass saw of it, nil when it is
 // missing; rows are the files it held.
-func mountEvidence(was index.RootIdentity, seen *rootSeen, n, rows int) string {
+func mountEvidence(was library.RootIdentity, seen *rootSeen, n, rows int) string {
 	switch {
 	case seen == nil:
 		return "the folder is missing; it was a mount point when its files were indexed (an unmounted drive?)"
@@ -148,7 +149,7 @@ func mountEvidence(was index.RootIdentity, seen *rootSeen, n, rows int) string {
 // evidence is why the n removals under a folder the pass saw are held,
 // or "": was is its identity when its files were trusted, rows the files
 // it held.
-func evidence(was index.RootIdentity, seen *rootSeen, n, rows int) string {
+func evidence(was library.RootIdentity, seen *rootSeen, n, rows int) string {
 	switch {
 	case !was.IsZero() && !seen.id.IsZero() && was.Device != seen.id.Device:
 		return "the folder is on another device than when its files were indexed (an unmounted drive?)"
@@ -163,10 +164,10 @@ func evidence(was index.RootIdentity, seen *rootSeen, n, rows int) string {
 }
 
 // holds lists the plan's held removals for the run's result.
-func (p removalPlan) holds() []index.Hold {
-	var out []index.Hold
+func (p removalPlan) holds() []library.Hold {
+	var out []library.Hold
 	for root, reason := range p.held {
-		out = append(out, index.Hold{Root: root, Reason: reason, Files: p.counts[root]})
+		out = append(out, library.Hold{Root: root, Reason: reason, Files: p.counts[root]})
 	}
 	return out
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestRemovalsNeedEvidence drives the rules that hold removals back: each
@@ -160,7 +160,7 @@ func TestPathsThroughLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(t, r, index.Counters{})
+	expect(t, r, library.Counters{})
 	files, _ := f.w.Files(context.Background())
 	if len(files) != 1 {
 		t.Errorf("files %v", files)

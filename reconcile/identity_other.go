@@ -5,8 +5,8 @@ package reconcile
 import (
 	"io/fs"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // folderIdentity is unknown here: only the other evidence rules apply.
-func folderIdentity(string, fs.FileInfo) index.RootIdentity { return index.RootIdentity{} }
+func folderIdentity(string, fs.FileInfo) library.RootIdentity { return library.RootIdentity{} }

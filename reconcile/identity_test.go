@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // A library folder is known by its identity (device and inode; on Windows
@@ -19,7 +19,7 @@ func TestFolderIdentity(t *testing.T) {
 	if err := os.Mkdir(lib, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	identity := func(p string) index.RootIdentity {
+	identity := func(p string) library.RootIdentity {
 		t.Helper()
 		fi, err := os.Stat(p)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // survey is what a pass decides from, as plain values: the planning steps
@@ -15,13 +16,13 @@ import (
 type survey struct {
 	walk *walkResult
 	// rows are the index's file rows as the pass began, by path.
-	rows map[string]index.File
+	rows map[string]library.File
 	// known is what the index remembers of each folder. It is read once
 	// the files are hashed, as late as it can be.
 	known map[string]index.LibraryRoot
 	// inScope reports whether the pass looked where a row lies, so that
 	// not finding its file there means the file is gone.
-	inScope func(index.File) bool
+	inScope func(library.File) bool
 	// issueScope are the paths under which issues the pass did not meet
 	// again are cleared.
 	issueScope []string
@@ -38,7 +39,7 @@ type sifted struct {
 	renamed []hashedFile
 	// gone are the rows in scope whose file the walk did not see and
 	// that lie under nothing unreadable, by path.
-	gone []index.File
+	gone []library.File
 }
 
 // readResult is what hashing the files to be read found.
@@ -69,9 +70,9 @@ const (
 
 // put is a file row to write.
 type put struct {
-	file index.File
+	file library.File
 	// prev is the content the path held before; zero for a new path.
-	prev index.Hash
+	prev library.Hash
 	kind putKind
 	// from is the path a moved file was at.
 	from string
@@ -94,14 +95,14 @@ const (
 
 type goneRow struct {
 	path string
-	hash index.Hash
+	hash library.Hash
 	fate fate
 }
 
 // trustedRoot is a folder whose identity a pass remembers.
 type trustedRoot struct {
 	path string
-	id   index.RootIdentity
+	id   library.RootIdentity
 	// mount: a mount point below a library folder (see rootSeen).
 	mount bool
 }
@@ -153,7 +154,7 @@ func (s *scanner) sift(sv survey) sifted {
 
 	// A new path with the inode, size and mtime of a vanished one is that
 	// file renamed: take its hash without reading it.
-	byInode := make(map[uint64]index.File)
+	byInode := make(map[uint64]library.File)
 	for _, f := range out.gone {
 		if f.Inode != 0 {
 			byInode[f.Inode] = f
@@ -174,7 +175,7 @@ func (s *scanner) sift(sv survey) sifted {
 // unchanged is the fast path: a file whose size, mtime and inode match its
 // row, and whose mtime is safely older than when the row was verified, is
 // unchanged.
-func (s *scanner) unchanged(e entry, rows map[string]index.File) bool {
+func (s *scanner) unchanged(e entry, rows map[string]library.File) bool {
 	row, ok := rows[e.path]
 	return ok && row.Size == e.size && row.MtimeNS == e.mtimeNS && (row.Inode == e.inode || e.inode == 0) &&
 		e.mtimeNS+s.racyWindow(e.mtimeNS).Nanoseconds() <= row.VerifiedNS
@@ -189,7 +190,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 
 	// A new path holding the content of a vanished one is that file
 	// moved: the old path's removal is part of the move.
-	goneByHash := make(map[index.Hash][]string)
+	goneByHash := make(map[library.Hash][]string)
 	for _, f := range sf.gone {
 		goneByHash[f.Hash] = append(goneByHash[f.Hash], f.Path)
 	}
@@ -197,12 +198,12 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 	p := plan{issueScope: sv.issueScope, unsupported: sv.walk.unsupported, lookedAt: func(path string) bool {
 		// The same judgement as for a book's row: a folder that could not
 		// be listed, or a missing library folder, forgets nothing.
-		f := index.File{Path: path, Root: subtree.RootOf(path, s.opts.Roots)}
+		f := library.File{Path: path, Root: subtree.RootOf(path, s.opts.Roots)}
 		return sv.inScope(f) && !isBlocked(path, sv.walk.blocked)
 	}}
 	for _, h := range hashed {
 		row, had := sv.rows[h.path]
-		pt := put{file: index.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS, SourceType: h.typ}}
+		pt := put{file: library.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS, SourceType: h.typ}}
 		switch {
 		case had && row.Hash == h.hash:
 			pt.prev, pt.kind = row.Hash, restat
@@ -216,7 +217,7 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 		p.puts = append(p.puts, pt)
 	}
 
-	var removals []index.File
+	var removals []library.File
 	for _, f := range sf.gone {
 		if !consumed[f.Path] && !sv.walk.inBook[f.Path] {
 			removals = append(removals, f)
@@ -312,7 +313,7 @@ func (s *scanner) trustedMounts(sv survey, removals removalPlan) []trustedRoot {
 
 // takeMove pairs a new path with a vanished path of the same content, and
 // sets from to it.
-func takeMove(goneByHash map[index.Hash][]string, h index.Hash, consumed map[string]bool, from *string) bool {
+func takeMove(goneByHash map[library.Hash][]string, h library.Hash, consumed map[string]bool, from *string) bool {
 	for _, p := range goneByHash[h] {
 		if !consumed[p] {
 			consumed[p] = true

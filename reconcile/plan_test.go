@@ -10,6 +10,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // A planned file: its path below the library folder, its content and what
@@ -30,13 +31,13 @@ const settledNS = int64(1_700_000_000_123_456_789)
 var (
 	planRoot = filepath.Join(string(filepath.Separator), "lib")
 	planOld  = filepath.Join(string(filepath.Separator), "old")
-	planID   = index.RootIdentity{Device: 1, Inode: 2}
+	planID   = library.RootIdentity{Device: 1, Inode: 2}
 )
 
 func (p plannedFile) path() string { return filepath.Join(planRoot, p.rel) }
 
-func (p plannedFile) row() index.File {
-	f := index.File{Path: p.path(), Root: planRoot, Hash: index.SumBytes([]byte(p.content)), Size: int64(len(p.content)),
+func (p plannedFile) row() library.File {
+	f := library.File{Path: p.path(), Root: planRoot, Hash: library.SumBytes([]byte(p.content)), Size: int64(len(p.content)),
 		MtimeNS: settledNS, Inode: p.inode, VerifiedNS: settledNS + int64(time.Hour)}
 	if p.racy {
 		f.VerifiedNS = settledNS + int64(50*time.Millisecond)
@@ -136,7 +137,7 @@ func planCases() []planCase {
 				"m06.txt removed", "m07.txt removed", "m08.txt removed", "m09.txt removed", "m10.txt removed"},
 			trusted: true},
 		{name: "a partial pass leaves an earlier hold", rows: []plannedFile{alpha}, found: []plannedFile{alpha}, partial: true,
-			known: map[string]index.LibraryRoot{planRoot: {Identity: planID, Hold: &index.Hold{Reason: "earlier"}}}},
+			known: map[string]index.LibraryRoot{planRoot: {Identity: planID, Hold: &library.Hold{Reason: "earlier"}}}},
 		{name: "a partial pass trusts a folder after a prune", rows: []plannedFile{alpha}, found: []plannedFile{alpha}, partial: true,
 			known: map[string]index.LibraryRoot{planRoot: {}}, trusted: true},
 		{name: "a partial pass trusts a folder seen for the first time", found: []plannedFile{alpha}, partial: true,
@@ -149,7 +150,7 @@ func planCases() []planCase {
 
 // survey is what the case's pass decides from.
 func (tc planCase) survey() survey {
-	sv := survey{walk: newWalkResult(), rows: make(map[string]index.File), known: tc.known, full: !tc.partial}
+	sv := survey{walk: newWalkResult(), rows: make(map[string]library.File), known: tc.known, full: !tc.partial}
 	for _, f := range tc.rows {
 		sv.rows[f.path()] = f.row()
 	}
@@ -160,7 +161,7 @@ func (tc planCase) survey() survey {
 	for _, b := range tc.blocked {
 		sv.walk.blocked = append(sv.walk.blocked, filepath.Join(planRoot, b))
 	}
-	sv.inScope = func(f index.File) bool { return tc.scope == nil || slices.Contains(tc.scope, rel(f.Path)) }
+	sv.inScope = func(f library.File) bool { return tc.scope == nil || slices.Contains(tc.scope, rel(f.Path)) }
 	return sv
 }
 
@@ -178,7 +179,7 @@ func (tc planCase) hash(files []entry) (read []string, rr readResult) {
 		case slices.Contains(tc.unreadable, rel(e.path)):
 			rr.problems = append(rr.problems, problem{path: e.path, reason: "cannot read", persistent: true})
 		default:
-			rr.done = append(rr.done, hashedFile{entry: e, hash: index.SumBytes([]byte(content[e.path]))})
+			rr.done = append(rr.done, hashedFile{entry: e, hash: library.SumBytes([]byte(content[e.path]))})
 		}
 	}
 	return read, rr
@@ -227,12 +228,12 @@ func TestPlan(t *testing.T) {
 // configuration holds its rows, and a prune removes them and forgets it.
 func TestPlanHoldsFolderOutOfTheLibrary(t *testing.T) {
 	old := planOld
-	rows := map[string]index.File{filepath.Join(old, "a.txt"): {Path: filepath.Join(old, "a.txt"), Root: old}}
+	rows := map[string]library.File{filepath.Join(old, "a.txt"): {Path: filepath.Join(old, "a.txt"), Root: old}}
 	known := map[string]index.LibraryRoot{old: {Identity: planID}}
 	for _, prune := range []bool{false, true} {
 		s := newScanner(nil, Options{Roots: []string{planRoot}, Prune: prune})
 		sv := survey{walk: newWalkResult(), rows: rows, known: known, full: true,
-			inScope: func(f index.File) bool { return !subtree.InAny(f.Path, s.opts.Roots) }}
+			inScope: func(f library.File) bool { return !subtree.InAny(f.Path, s.opts.Roots) }}
 		p := s.decide(sv, s.sift(sv), readResult{})
 		want, forgotten := held, []string(nil)
 		if prune {

@@ -24,6 +24,7 @@ import (
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/internal/mdbook"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // Options configure a reconcile run.
@@ -81,10 +82,10 @@ func (noFormats) TypeOf(string) string { return "" }
 
 // Result is what a reconcile run did.
 type Result struct {
-	index.Counters
-	Failures []index.Failure
+	library.Counters
+	Failures []library.Failure
 	// Holds are the removals held back for want of evidence, by folder.
-	Holds []index.Hold
+	Holds []library.Hold
 }
 
 type scanner struct {
@@ -120,7 +121,7 @@ func Run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	vanished := func(f index.File) bool {
+	vanished := func(f library.File) bool {
 		// A row under no configured root is judged as a removal too; the
 		// evidence rules hold it back unless the user asks to prune.
 		return underCovered(f, res) || !subtree.InAny(f.Path, s.opts.Roots)
@@ -215,7 +216,7 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			scope = append(scope, p) // a file replaced by a link, FIFO or device is gone
 		}
 	}
-	vanished := func(f index.File) bool { return subtree.InAny(f.Path, scope) }
+	vanished := func(f library.File) bool { return subtree.InAny(f.Path, scope) }
 	return s.apply(ctx, res, vanished, scope, false)
 }
 
@@ -257,7 +258,7 @@ func (s *scanner) entryChanged(p, root string) bool {
 // apply hashes what the walk found, plans what the pass changes, and
 // writes the plan. full: the walk covered every configured root, so what
 // it did not see under one is gone.
-func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index.File) bool, issueScope []string, full bool) (Result, error) {
+func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(library.File) bool, issueScope []string, full bool) (Result, error) {
 	var out Result
 	out.Scanned = len(res.files)
 	out.Skipped = res.skipped
@@ -285,7 +286,7 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(index
 		return out, err
 	}
 	for _, pr := range p.problems {
-		out.Failures = append(out.Failures, index.Failure{Path: pr.path, Error: pr.reason})
+		out.Failures = append(out.Failures, library.Failure{Path: pr.path, Error: pr.reason})
 		// The run's failures are the report; the log only traces them.
 		s.log.Debug("skipped", "path", pr.path, "reason", pr.reason)
 		s.tell([]Change{{Kind: Skipped, Path: pr.path, Reason: pr.reason}})
@@ -358,7 +359,7 @@ func (s *scanner) write(ctx context.Context, p plan, out *Result) ([]Change, err
 	if err != nil {
 		return changes, err
 	}
-	hashOf := make(map[string]index.Hash)
+	hashOf := make(map[string]library.Hash)
 	err = inBatches(p.gone, s.opts.BatchSize, func(batch []goneRow) error {
 		var got []Change
 		err := s.w.Update(ctx, func(t *index.Tx) error {
@@ -376,7 +377,7 @@ func (s *scanner) write(ctx context.Context, p plan, out *Result) ([]Change, err
 	if err != nil {
 		return changes, err
 	}
-	var pruned []index.Book
+	var pruned []library.Book
 	err = s.w.Update(ctx, func(t *index.Tx) error {
 		var err error
 		pruned, err = s.writeRest(ctx, t, p, &out.Counters)
@@ -399,7 +400,7 @@ func inBatches[T any](items []T, size int, fn func([]T) error) error {
 }
 
 // writePuts writes file rows.
-func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters, changes *[]Change) error {
+func writePuts(ctx context.Context, t *index.Tx, batch []put, c *library.Counters, changes *[]Change) error {
 	for _, p := range batch {
 		created, err := t.PutFile(ctx, p.file, p.prev)
 		if err != nil {
@@ -424,7 +425,7 @@ func writePuts(ctx context.Context, t *index.Tx, batch []put, c *index.Counters,
 
 // countAdded counts a new path as a new book, or else as a copy of a
 // known one or excluded content.
-func countAdded(ctx context.Context, t *index.Tx, f index.File, created bool, c *index.Counters, changes *[]Change) error {
+func countAdded(ctx context.Context, t *index.Tx, f library.File, created bool, c *library.Counters, changes *[]Change) error {
 	if created {
 		c.New++
 		return nil
@@ -453,7 +454,7 @@ func countAdded(ctx context.Context, t *index.Tx, f index.File, created bool, c 
 
 // writeGone removes the rows of files that are gone, but for those whose
 // removal is held.
-func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Counters, changes *[]Change) error {
+func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *library.Counters, changes *[]Change) error {
 	for _, g := range batch {
 		if g.fate == held {
 			c.Held++
@@ -472,7 +473,7 @@ func writeGone(ctx context.Context, t *index.Tx, batch []goneRow, c *index.Count
 
 // writeRest gives new content its books, records the pass's issues and
 // what it learnt of each folder, and prunes what no file holds any more.
-func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *index.Counters) ([]index.Book, error) {
+func (s *scanner) writeRest(ctx context.Context, t *index.Tx, p plan, c *library.Counters) ([]library.Book, error) {
 	n, err := t.EnsureBooks(ctx)
 	if err != nil {
 		return nil, err
@@ -526,7 +527,7 @@ const emptyReason = "file is empty; nothing to index"
 
 type hashedFile struct {
 	entry
-	hash       index.Hash
+	hash       library.Hash
 	verifiedNS int64
 }
 
@@ -617,7 +618,7 @@ func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile
 	if e.book != nil {
 		r := e.book.Reader(ctx)
 		defer r.Close()
-		h, _, err := index.HashReader(r, buf)
+		h, _, err := library.HashReader(r, buf)
 		if err != nil {
 			return hashedFile{}, err
 		}
@@ -629,7 +630,7 @@ func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile
 	}
 	defer f.Close()
 	before := f.Info()
-	h, _, err := index.HashReader(f.Reader(ctx), buf)
+	h, _, err := library.HashReader(f.Reader(ctx), buf)
 	if err != nil {
 		return hashedFile{}, err
 	}
@@ -653,7 +654,7 @@ func sortedEntries(m map[string]entry) []entry {
 	return out
 }
 
-func underCovered(f index.File, res *walkResult) bool {
+func underCovered(f library.File, res *walkResult) bool {
 	return res.covered[f.Root] && subtree.Contains(f.Root, f.Path)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // testFormats takes .txt and .md files for books.
@@ -80,7 +81,7 @@ func (f *fixture) books() int {
 	return s.Books
 }
 
-func expect(t *testing.T, got Result, want index.Counters) {
+func expect(t *testing.T, got Result, want library.Counters) {
 	t.Helper()
 	if got.Counters != want {
 		t.Errorf("counters:\n got %+v\nwant %+v", got.Counters, want)
@@ -99,27 +100,27 @@ func TestScenario(t *testing.T) {
 	f.write("~$lock.txt", "office lock")
 	os.Symlink(filepath.Join(f.root, "a.txt"), filepath.Join(f.root, "link.txt"))
 
-	expect(t, f.run(), index.Counters{Scanned: 3, Hashed: 3, New: 3})
+	expect(t, f.run(), library.Counters{Scanned: 3, Hashed: 3, New: 3})
 	if f.books() != 3 {
 		t.Fatalf("%d books", f.books())
 	}
 
 	t.Run("no-op resync reads nothing", func(t *testing.T) {
-		expect(t, f.run(), index.Counters{Scanned: 3})
+		expect(t, f.run(), library.Counters{Scanned: 3})
 	})
 	t.Run("move is a move", func(t *testing.T) {
 		os.MkdirAll(filepath.Join(f.root, "moved"), 0o755)
 		if err := os.Rename(filepath.Join(f.root, "a.txt"), filepath.Join(f.root, "moved", "a2.txt")); err != nil {
 			t.Fatal(err)
 		}
-		expect(t, f.run(), index.Counters{Scanned: 3, Moved: 1})
+		expect(t, f.run(), library.Counters{Scanned: 3, Moved: 1})
 		if f.books() != 3 {
 			t.Errorf("%d books after a move", f.books())
 		}
 	})
 	t.Run("copy adds a path, not a book", func(t *testing.T) {
 		f.write("copy-of-b.md", "# beta")
-		expect(t, f.run(), index.Counters{Scanned: 4, Hashed: 1, Copied: 1})
+		expect(t, f.run(), library.Counters{Scanned: 4, Hashed: 1, Copied: 1})
 		if f.books() != 3 {
 			t.Errorf("%d books after a copy", f.books())
 		}
@@ -128,11 +129,11 @@ func TestScenario(t *testing.T) {
 		f.write("sub/c.txt", "gamma, edited")
 		// The old version is not ready (nothing was ingested here), so
 		// it does not wait for the new one.
-		expect(t, f.run(), index.Counters{Scanned: 4, Hashed: 1, Changed: 1, Pruned: 1})
+		expect(t, f.run(), library.Counters{Scanned: 4, Hashed: 1, Changed: 1, Pruned: 1})
 	})
 	t.Run("removal prunes", func(t *testing.T) {
 		os.Remove(filepath.Join(f.root, "sub", "c.txt"))
-		expect(t, f.run(), index.Counters{Scanned: 3, Removed: 1, Pruned: 1})
+		expect(t, f.run(), library.Counters{Scanned: 3, Removed: 1, Pruned: 1})
 		if f.books() != 2 {
 			t.Errorf("%d books after removal", f.books())
 		}
@@ -143,7 +144,7 @@ func TestScenario(t *testing.T) {
 		os.WriteFile(filepath.Join(f.root, "b-renamed.md"), data, 0o644) // a new inode
 		old := time.Now().Add(-time.Hour)
 		os.Chtimes(filepath.Join(f.root, "b-renamed.md"), old, old)
-		expect(t, f.run(), index.Counters{Scanned: 3, Hashed: 1, Moved: 1})
+		expect(t, f.run(), library.Counters{Scanned: 3, Hashed: 1, Moved: 1})
 	})
 	t.Run("missing root prunes nothing", func(t *testing.T) {
 		hidden := f.root + ".unmounted"
@@ -152,7 +153,7 @@ func TestScenario(t *testing.T) {
 		}
 		defer os.Rename(hidden, f.root)
 		r := f.run()
-		expect(t, r, index.Counters{})
+		expect(t, r, library.Counters{})
 		if len(r.Failures) != 1 || !strings.Contains(r.Failures[0].Error, "missing") {
 			t.Errorf("failures = %+v", r.Failures)
 		}
@@ -161,7 +162,7 @@ func TestScenario(t *testing.T) {
 		}
 	})
 	t.Run("root back, nothing changed", func(t *testing.T) {
-		expect(t, f.run(), index.Counters{Scanned: 3})
+		expect(t, f.run(), library.Counters{Scanned: 3})
 	})
 	t.Run("root removed from the configuration holds its files", func(t *testing.T) {
 		other := t.TempDir()
@@ -238,7 +239,7 @@ func TestRacyFileIsHashedAgain(t *testing.T) {
 		t.Error("a file written just now was read before its mtime was safely old")
 	}
 	// The row was verified after the window: the next pass trusts it.
-	expect(t, f.run(), index.Counters{Scanned: 1})
+	expect(t, f.run(), library.Counters{Scanned: 1})
 }
 
 func TestPathsScope(t *testing.T) {
@@ -253,12 +254,12 @@ func TestPathsScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a.txt is out of scope: not removed by this pass.
-	expect(t, r, index.Counters{Scanned: 2, Hashed: 1, New: 1})
+	expect(t, r, library.Counters{Scanned: 2, Hashed: 1, New: 1})
 	r, err = Paths(context.Background(), f.w, f.opts, []string{filepath.Join(f.root, "a.txt")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(t, r, index.Counters{Removed: 1, Pruned: 1})
+	expect(t, r, library.Counters{Removed: 1, Pruned: 1})
 }
 
 func TestIgnored(t *testing.T) {

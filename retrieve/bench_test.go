@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/subword"
 )
@@ -48,17 +49,17 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 		word := func() string { return "w" + strconv.FormatUint(zipf.Uint64(), 36) }
 		const perBook = 200
 		for bk := 0; bk*perBook < n; bk++ {
-			h := index.SumBytes([]byte(fmt.Sprint("book", bk)))
+			h := library.SumBytes([]byte(fmt.Sprint("book", bk)))
 			p := fmt.Sprintf("/lib/book%d.md", bk)
 			if err := w.Update(ctx, func(tx *index.Tx) error {
-				_, err := tx.PutFile(ctx, index.File{Path: p, Root: "/lib", Hash: h, SourceType: "markdown"}, index.Hash{})
+				_, err := tx.PutFile(ctx, library.File{Path: p, Root: "/lib", Hash: h, SourceType: "markdown"}, library.Hash{})
 				return err
 			}); err != nil {
 				b.Fatal(err)
 			}
 			todo, _ := w.BooksToIngest(ctx)
 			id := todo[0].ID
-			var chunks []index.Chunk
+			var chunks []library.Chunk
 			var texts []string
 			for i := 0; i < perBook && bk*perBook+i < n; i++ {
 				ws := make([]string, 250)
@@ -66,10 +67,10 @@ func syntheticIndex(b *testing.B, n int) (*index.Reader, embed.Embedder) {
 					ws[j] = word()
 				}
 				text := strings.Join(ws, " ")
-				chunks = append(chunks, index.Chunk{Index: i, Heading: fmt.Sprintf("Book %d › Chapter %d", bk, i/20), Text: text, State: index.ChunkContextualized})
+				chunks = append(chunks, library.Chunk{Index: i, Heading: fmt.Sprintf("Book %d › Chapter %d", bk, i/20), Text: text, State: library.ChunkContextualized})
 				texts = append(texts, text)
 			}
-			ch := []index.Chapter{{Index: 0, Title: "C", Sections: []index.Section{{Index: 0, Title: "S", Text: "x", ChunkCount: len(chunks)}}}}
+			ch := []library.Chapter{{Index: 0, Title: "C", Sections: []library.Section{{Index: 0, Title: "S", Text: "x", ChunkCount: len(chunks)}}}}
 			if err := w.StoreParsed(ctx, id, index.BookMeta{Title: fmt.Sprint("Book ", bk), SourceType: "markdown"}, ch, chunks); err != nil {
 				b.Fatal(err)
 			}

@@ -267,7 +267,7 @@ func TestHitViewElsewhere(t *testing.T) {
 		}
 	}
 	// Without copies, also_in is an empty list, not null.
-	other := newIndex(t, library())
+	other := newIndex(t, smallShelf())
 	found, err = (&Library{DB: &other.DB, Searcher: New(&other.DB, nil, Options{Mode: FTS})}).Search(t.Context(), Query{Text: "honey nectar"})
 	views = found.Hits
 	if err != nil || len(views) != 1 || views[0].AlsoIn == nil || len(views[0].AlsoIn) != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/suggest"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // checkType returns the type filter typ as the index stores types (lower
@@ -84,13 +85,13 @@ func count(ctx context.Context, db *index.DB, f index.BookFilter) (int, error) {
 
 // noAuthor says that no book's author contains author, with the authors
 // nearest to it.
-func noAuthor(author string, books []index.Book) string {
+func noAuthor(author string, books []library.Book) string {
 	return nearest(fmt.Sprintf("no book's author contains %.80q", author), author, books,
-		func(b index.Book) []string { return b.Authors })
+		func(b library.Book) []string { return b.Authors })
 }
 
 // noType says that no book is of type typ, and which types the books are.
-func noType(typ string, books []index.Book) string {
+func noType(typ string, books []library.Book) string {
 	var have []string
 	for _, b := range books {
 		if !slices.Contains(have, b.SourceType) {
@@ -153,19 +154,19 @@ func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
 
 // noCatalog appends to why what the tag and series filters of f, each
 // alone, fail to select.
-func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []index.Book, why []string) ([]string, error) {
+func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []library.Book, why []string) ([]string, error) {
 	if f.Tag != "" {
 		if n, err := count(ctx, db, index.BookFilter{Tag: f.Tag}); err != nil {
 			return why, err
 		} else if n == 0 {
-			why = append(why, nearest(fmt.Sprintf("no book is tagged %.80q", f.Tag), f.Tag, books, func(b index.Book) []string { return b.Catalog.Tags }))
+			why = append(why, nearest(fmt.Sprintf("no book is tagged %.80q", f.Tag), f.Tag, books, func(b library.Book) []string { return b.Catalog.Tags }))
 		}
 	}
 	if f.Series != "" {
 		if n, err := count(ctx, db, index.BookFilter{Series: f.Series}); err != nil {
 			return why, err
 		} else if n == 0 {
-			why = append(why, nearest(fmt.Sprintf("no book's series contains %.80q", f.Series), f.Series, books, func(b index.Book) []string {
+			why = append(why, nearest(fmt.Sprintf("no book's series contains %.80q", f.Series), f.Series, books, func(b library.Book) []string {
 				if b.Catalog.Series == "" {
 					return nil
 				}
@@ -178,7 +179,7 @@ func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []in
 
 // nearest adds to msg the books' names nearest to typo, compared in
 // lower case and suggested as written.
-func nearest(msg, typo string, books []index.Book, names func(index.Book) []string) string {
+func nearest(msg, typo string, books []library.Book, names func(library.Book) []string) string {
 	written := make(map[string]string)
 	var all []string
 	for _, b := range books {

@@ -10,6 +10,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/mdbook"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // Library is the read side of grimoire as people and models see it: what
@@ -71,12 +72,12 @@ const TagSeparator = " | "
 // JoinTags writes tags on one line, parted by TagSeparator.
 func JoinTags(tags []string) string { return strings.Join(tags, TagSeparator) }
 
-func catalogView(c index.Catalog) CatalogView {
+func catalogView(c library.Catalog) CatalogView {
 	return CatalogView{Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags, Publisher: c.Publisher,
 		Published: c.Published, Identifiers: c.Identifiers}
 }
 
-func bookView(b index.Book) BookView {
+func bookView(b library.Book) BookView {
 	return BookView{
 		Slug: b.Slug, Title: b.Title, Author: b.Author(), Authors: nonNilStrings(b.Authors), Language: b.Language,
 		SourceType: b.SourceType, PageCount: b.PageCount, Chapters: b.Chapters, Sections: b.Sections, Chunks: b.Chunks,
@@ -262,7 +263,7 @@ func (l *Library) Section(ctx context.Context, slug string, chapter, section, of
 // text lie on, from the pages of its chunks: a page of a long section cites
 // its own pages, not the whole section's. The section's pages stand in
 // when no chunk can be placed.
-func (l *Library) pagesOf(ctx context.Context, bookID int64, s index.Section, text []rune, from, to int) (int, int, error) {
+func (l *Library) pagesOf(ctx context.Context, bookID int64, s library.Section, text []rune, from, to int) (int, int, error) {
 	chunks, err := l.DB.ChunkRange(ctx, bookID, s.FirstChunk, s.FirstChunk+s.ChunkCount-1)
 	if err != nil {
 		return 0, 0, err
@@ -299,7 +300,7 @@ func (l *Library) pagesOf(ctx context.Context, bookID int64, s index.Section, te
 // in characters; -1 for one it cannot place. A chunk begins with a whole
 // block or sentence of the text, or, for a run of words too long for one
 // chunk, with its first word at least.
-func chunkStarts(text string, chunks []index.Chunk) []int {
+func chunkStarts(text string, chunks []library.Chunk) []int {
 	starts := make([]int, len(chunks))
 	from, runes := 0, 0 // in bytes; characters before from
 	for i, k := range chunks {
@@ -432,7 +433,7 @@ func placeView(h index.Hit) PlaceView {
 
 // placePath is the file that holds a passage: the book's file, or for a
 // book kept as a folder (an mdBook), the chapter file its anchor names.
-func placePath(b index.Book, anchor string) string {
+func placePath(b library.Book, anchor string) string {
 	p := firstPath(b)
 	if b.SourceType == mdbook.Type {
 		if f := mdbook.ChapterFile(p, anchor); f != "" {
@@ -594,7 +595,7 @@ func (l *Library) Neighbors(ctx context.Context, slug string, chunkIndex, before
 	return out, nil
 }
 
-func sameSection(a, b index.Chunk) bool {
+func sameSection(a, b library.Chunk) bool {
 	return a.ChapterIndex == b.ChapterIndex && a.SectionIndex == b.SectionIndex
 }
 
@@ -627,20 +628,20 @@ const (
 )
 
 // book looks up a slug, refusing what cannot be one.
-func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
+func (l *Library) book(ctx context.Context, slug string) (library.Book, error) {
 	slug = strings.TrimSpace(slug)
 	if slug == "" {
-		return index.Book{}, fault.Errorf(fault.Invalid, "no book given").WithHints(listHint, listToolHint)
+		return library.Book{}, fault.Errorf(fault.Invalid, "no book given").WithHints(listHint, listToolHint)
 	}
 	if len(slug) > 200 || strings.ContainsAny(slug, `/\`) {
-		return index.Book{}, (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
+		return library.Book{}, (&fault.Error{Code: fault.Invalid, Msg: fmt.Sprintf("%.80q is not a book slug (slugs look like \"alice-s-adventures-in-wonderland\")", slug)}).
 			WithHints(listHint, listToolHint)
 	}
 	b, err := l.DB.Book(ctx, slug)
 	if err != nil {
 		return b, err
 	}
-	if b.Status != index.Ready {
+	if b.Status != library.Ready {
 		return b, (&fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("%s is not ready yet (%s)", slug, b.Status)}).
 			WithHints("wait for the sync to finish; `grimoire status` shows progress", "library_status shows how far indexing has got")
 	}
@@ -649,7 +650,7 @@ func (l *Library) book(ctx context.Context, slug string) (index.Book, error) {
 
 // citation renders where a passage is, for a person or a model to quote:
 // “Title” by Author, Chapter › Section, pp. 3–4.
-func citation(b index.Book, chapter, section string, ps, pe int) string {
+func citation(b library.Book, chapter, section string, ps, pe int) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "“%s”", b.Title)
 	if a := b.Author(); a != "" {
@@ -674,7 +675,7 @@ func citation(b index.Book, chapter, section string, ps, pe int) string {
 // pageCitation renders a page range by the book's printed page names when
 // it has them, with the page of the file beside them ("p. xiv (PDF page
 // 16)"), else by number.
-func pageCitation(b index.Book, ps, pe int) string {
+func pageCitation(b library.Book, ps, pe int) string {
 	if ps <= 0 {
 		return ""
 	}
@@ -719,7 +720,7 @@ func orNum(label string, p int) string {
 
 // pageLabel returns the printed name of page p, or nil when it is the
 // number or the book has no pages.
-func pageLabel(b index.Book, p int) *string {
+func pageLabel(b library.Book, p int) *string {
 	if l := b.PageLabel(p); l != "" {
 		return &l
 	}
@@ -743,7 +744,7 @@ func page(p int) *int {
 	return &p
 }
 
-func firstPath(b index.Book) string {
+func firstPath(b library.Book) string {
 	if len(b.Paths) > 0 {
 		return b.Paths[0]
 	}

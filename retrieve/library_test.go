@@ -3,7 +3,7 @@ package retrieve
 import (
 	"testing"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 func TestSharedStart(t *testing.T) {
@@ -38,7 +38,7 @@ func trimmed(s string) string {
 
 func TestChunkStarts(t *testing.T) {
 	text := "Alpha one. Alpha two.\n\nBeta one. Beta two. Beta three.\n\nGamma."
-	chunks := []index.Chunk{
+	chunks := []library.Chunk{
 		{Text: "Alpha one. Alpha two."},
 		{Text: "Alpha two.\n\nBeta one. Beta two."},
 		{Text: "Beta two. Beta three.\n\nGamma."},

@@ -91,7 +91,7 @@ func TestMissingWords(t *testing.T) {
 // question's names are named.
 func TestMissingWordsSmallLibrary(t *testing.T) {
 	t.Parallel()
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	got, err := s.Missing(context.Background(), "Why do owls in Kubernetes hunt mice at night?")
 	if err != nil || !slices.Equal(got, []string{"Kubernetes"}) {
@@ -152,7 +152,7 @@ func TestVerdictReadsTheQuestion(t *testing.T) {
 // not its bytes: half a Hebrew letter ends no word.
 func TestCoverageOfLettersBeyondASCII(t *testing.T) {
 	t.Parallel()
-	lib := append(library(), book{"Sailing", "Avishai", "text", []string{"אבישי נכנס לבניין מנהלת המרינה ושאל על הסירה"}, [][]float32{unit(0, 0, 0, 1)}, nil})
+	lib := append(smallShelf(), book{"Sailing", "Avishai", "text", []string{"אבישי נכנס לבניין מנהלת המרינה ושאל על הסירה"}, [][]float32{unit(0, 0, 0, 1)}, nil})
 	w := newIndex(t, lib)
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	hits := search(t, s, Query{Text: "מי נכנס לבניין מנהלת המרינה"})

@@ -58,7 +58,7 @@ func TestTellingNames(t *testing.T) {
 // although its other words are covered; a name the library holds, in its
 // text or as a book's author, does not.
 func TestNoMatchForUnknownNames(t *testing.T) {
-	lib := append(library(), book{"Wonderland", "Lewis Carroll", "text", []string{
+	lib := append(smallShelf(), book{"Wonderland", "Lewis Carroll", "text", []string{
 		"Alice began to cry, and she cried so much that her tears made a pool around her.",
 		"The Queen shouted at the gardeners, and what happens to them in the story is sad.",
 		"The Cheshire Cat grinned from the branch of a tree.",

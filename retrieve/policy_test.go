@@ -85,7 +85,7 @@ func TestValidate(t *testing.T) {
 
 func TestOpenChecksTheModel(t *testing.T) {
 	ctx := context.Background()
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	if err := w.SetStamp(ctx, neuralModel.info.Stamp()); err != nil {
 		t.Fatal(err)
 	}

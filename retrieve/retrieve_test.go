@@ -16,6 +16,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/vec8"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 func TestMatchExpr(t *testing.T) {
@@ -84,9 +85,9 @@ func newIndex(t testing.TB, books []book) *index.Writer {
 	t.Cleanup(func() { w.Close() })
 	for i, b := range books {
 		path := filepath.Join("/lib", b.title+".md")
-		h := index.SumBytes([]byte(b.title))
+		h := library.SumBytes([]byte(b.title))
 		if err := w.Update(ctx, func(tx *index.Tx) error {
-			_, err := tx.PutFile(ctx, index.File{Path: path, Root: "/lib", Hash: h, SourceType: b.typ}, index.Hash{})
+			_, err := tx.PutFile(ctx, library.File{Path: path, Root: "/lib", Hash: h, SourceType: b.typ}, library.Hash{})
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -96,20 +97,20 @@ func newIndex(t testing.TB, books []book) *index.Writer {
 			t.Fatalf("book %d: %v %v", i, pending, err)
 		}
 		id := pending[0].ID
-		var chunks []index.Chunk
-		var ch []index.Chapter
+		var chunks []library.Chunk
+		var ch []library.Chapter
 		for j, text := range b.chunks {
 			title := b.title
 			if b.chapters != nil {
 				title = b.chapters[j]
 			}
 			if len(ch) == 0 || ch[len(ch)-1].Title != title {
-				ch = append(ch, index.Chapter{Index: len(ch), Title: title, Sections: []index.Section{{ChapterIndex: len(ch), Title: title, FirstChunk: j}}})
+				ch = append(ch, library.Chapter{Index: len(ch), Title: title, Sections: []library.Section{{ChapterIndex: len(ch), Title: title, FirstChunk: j}}})
 			}
 			c := &ch[len(ch)-1]
 			c.Sections[0].Text = strings.TrimPrefix(c.Sections[0].Text+"\n\n"+text, "\n\n")
 			c.Sections[0].ChunkCount++
-			chunks = append(chunks, index.Chunk{Index: j, ChapterIndex: c.Index, Heading: title, Text: text, State: index.ChunkContextualized})
+			chunks = append(chunks, library.Chunk{Index: j, ChapterIndex: c.Index, Heading: title, Text: text, State: library.ChunkContextualized})
 		}
 		authors := []string{b.author}
 		if err := w.StoreParsed(ctx, id, index.BookMeta{Title: b.title, Authors: authors, SourceType: b.typ}, ch, chunks); err != nil {
@@ -141,7 +142,7 @@ func unit(v ...float32) []float32 {
 	return v
 }
 
-func library() []book {
+func smallShelf() []book {
 	return []book{
 		{"Owls", "Ann Birder", "markdown", []string{"Owls hunt mice at night.", "Owls have silent feathers."}, [][]float32{unit(1, 0, 0, 0), unit(1, 0.1, 0, 0)}, nil},
 		{"Bees", "Bob Keeper", "text", []string{"Bees make honey from nectar.", "A hive has one queen."}, [][]float32{unit(0, 1, 0, 0), unit(0, 1, 0.1, 0)}, nil},
@@ -167,7 +168,7 @@ func titles(hits []Hit) string {
 }
 
 func TestArmsAndFusion(t *testing.T) {
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	emb := fakeEmbedder{"creatures of the night": unit(1, 0, 0.05, 0)}
 	s := New(&w.DB, emb, Options{Dim: 4})
 
@@ -203,7 +204,7 @@ func TestArmsAndFusion(t *testing.T) {
 }
 
 func TestFiltersApplyToBothArms(t *testing.T) {
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	emb := fakeEmbedder{"owls": unit(1, 0, 0, 0)}
 	s := New(&w.DB, emb, Options{Dim: 4})
 	for _, q := range []Query{
@@ -226,7 +227,7 @@ func TestFiltersApplyToBothArms(t *testing.T) {
 }
 
 func TestPhrasingsAreFused(t *testing.T) {
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	hits := search(t, s, Query{Text: "honey", Phrasings: []string{"silent feathers"}})
 	got := titles(hits)
@@ -236,7 +237,7 @@ func TestPhrasingsAreFused(t *testing.T) {
 }
 
 func TestBadQueries(t *testing.T) {
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	s := New(&w.DB, fakeEmbedder{}, Options{Dim: 4})
 	for _, q := range []Query{
 		{Text: ""},
@@ -407,7 +408,7 @@ func FuzzSearch(f *testing.F) {
 	for _, s := range []string{"owls", `"unbalanced`, "a AND (b OR", "NEAR(x y, 3)", "col:term", "*", "^owls", "世界", "\x00\xff", strings.Repeat("é", 500)} {
 		f.Add(s)
 	}
-	w := newIndex(f, library())
+	w := newIndex(f, smallShelf())
 	rrf := New(&w.DB, fakeEmbedder{}, Options{Dim: 4})
 	rerank := New(&w.DB, fakeEmbedder{}, Options{Dim: 4, Fusion: Rerank, FTSWeight: 1, VectorWeight: 0.01})
 	f.Fuzz(func(t *testing.T, q string) {
@@ -423,7 +424,7 @@ func FuzzSearch(f *testing.F) {
 }
 
 func TestCoverageAndNoMatch(t *testing.T) {
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	hits := search(t, s, Query{Text: "Owls hunt mice at night"})
 	if len(hits) == 0 || hits[0].Coverage < 0.99 || NoMatch(hits) {
@@ -450,7 +451,7 @@ func TestNoMatchReadsWholePassages(t *testing.T) {
 		long = append(long, fmt.Sprintf("filler%d", i))
 	}
 	passage := strings.Join(long, " ") + " and then the Cheshire Cat appeared on a branch."
-	lib := append(library(), book{"Alice", "", "text", []string{passage}, [][]float32{unit(0, 0, 1, 0)}, nil})
+	lib := append(smallShelf(), book{"Alice", "", "text", []string{passage}, [][]float32{unit(0, 0, 1, 0)}, nil})
 	w := newIndex(t, lib)
 	s := New(&w.DB, nil, Options{Mode: FTS})
 	for _, limit := range []int{1, 3, 10} {
@@ -479,7 +480,7 @@ func TestRerankFindsOtherWordForms(t *testing.T) {
 	// Both chunks match only "charts" for full text ("tidal" is not
 	// "tide" to the stemmer) and are as long: BM25 ties them. Sub-words
 	// see that one says the question's other word in another form.
-	lib := append(library(),
+	lib := append(smallShelf(),
 		book{"Sea", "", "markdown", []string{"Sea charts of the ocean."}, [][]float32{unit(0, 1, 0, 0)}, nil},
 		book{"Harbour", "", "markdown", []string{"Tidal charts of the harbour."}, [][]float32{unit(0, 1, 0, 0)}, nil},
 		book{"Wind", "", "markdown", []string{"Gales blow in winter.", "Calm comes in summer.", "Fog rolls in at dawn."}, [][]float32{unit(0, 0, 1, 0), unit(0, 0, 1, 0), unit(0, 0, 1, 0)}, nil},
@@ -561,7 +562,7 @@ func TestBadQueryErrors(t *testing.T) {
 // A server answers while its vectors load for the first time, from full
 // text, rather than waiting for the load (seconds on a large library).
 func TestSearchDoesNotWaitForFirstLoad(t *testing.T) {
-	w := newIndex(t, library())
+	w := newIndex(t, smallShelf())
 	s := New(&w.DB, fakeEmbedder{"honey nectar": unit(0, 1, 0, 0)}, Options{Dim: 4})
 	// A first load under way: the flag set, the slab's lock held.
 	s.vecs.loading.Store(true)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/plural"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // StatusView is the state of the library as `grimoire status --json` and
@@ -33,11 +34,11 @@ type StatusView struct {
 	// Reembedding is the model a `reindex --embeddings` is switching to.
 	Reembedding string `json:"reembedding,omitempty"`
 	// LastSync is the last finished run, or nil before the first.
-	LastSync *index.Run      `json:"last_sync"`
-	Failures []index.Failure `json:"failures"`
+	LastSync *library.Run      `json:"last_sync"`
+	Failures []library.Failure `json:"failures"`
 	// Held are removals held back for want of evidence that the files
 	// are gone (an unmounted drive, a folder emptied at once).
-	Held []index.Hold `json:"held"`
+	Held []library.Hold `json:"held"`
 	// OCR are the books whose scanned pages wait for OCR (Waiting says
 	// why: tesseract missing, with how to install it), are being read,
 	// or were read with pages of low confidence.
@@ -45,12 +46,12 @@ type StatusView struct {
 	// UnsupportedFiles are the library's files that are no book grimoire
 	// reads, as the last passes saw them; Unsupported counts them by
 	// extension, most first.
-	UnsupportedFiles int                 `json:"unsupported_files"`
-	Unsupported      []index.Unsupported `json:"unsupported"`
-	Library          []string            `json:"library"`
-	DBPath           string              `json:"db_path"`
-	DBBytes          int64               `json:"db_bytes"`
-	Writer           WriterView          `json:"writer"`
+	UnsupportedFiles int                   `json:"unsupported_files"`
+	Unsupported      []library.Unsupported `json:"unsupported"`
+	Library          []string              `json:"library"`
+	DBPath           string                `json:"db_path"`
+	DBBytes          int64                 `json:"db_bytes"`
+	Writer           WriterView            `json:"writer"`
 	// Watch is the running watcher's state; nil when none runs.
 	Watch *index.WatchState `json:"watch"`
 }
@@ -81,11 +82,11 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 		LastSync: s.LastRun, Failures: s.Failures, Library: nonNilStrings(roots), DBPath: l.DB.Path(), DBBytes: s.SizeBytes,
 	}
 	if v.Failures == nil {
-		v.Failures = []index.Failure{}
+		v.Failures = []library.Failure{}
 	}
 	v.Held = s.Held
 	if v.Held == nil {
-		v.Held = []index.Hold{}
+		v.Held = []library.Hold{}
 	}
 	v.OCR = s.OCR
 	if v.OCR == nil {
@@ -93,7 +94,7 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	}
 	v.Unsupported = s.Unsupported
 	if v.Unsupported == nil {
-		v.Unsupported = []index.Unsupported{}
+		v.Unsupported = []library.Unsupported{}
 	}
 	for _, u := range v.Unsupported {
 		v.UnsupportedFiles += u.Files

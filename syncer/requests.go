@@ -11,6 +11,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // Request is work that another process hands the running watch, through
@@ -93,7 +94,7 @@ func (p Pass) Validate(roots []string) error {
 
 // Outcome is how a request ended: its error, and for a pass the run.
 type Outcome struct {
-	Run *index.Run
+	Run *library.Run
 	Err error
 }
 
@@ -203,7 +204,7 @@ func (l *watchLoop) dropPass() {
 }
 
 // snapshot copies a run that the loop goes on adding to.
-func snapshot(r *index.Run) *index.Run {
+func snapshot(r *library.Run) *library.Run {
 	c := *r
 	c.Failures = slices.Clone(r.Failures)
 	c.Holds = slices.Clone(r.Holds)

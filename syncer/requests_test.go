@@ -15,6 +15,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
@@ -222,8 +223,8 @@ func (in *ingester) isHolding() bool {
 	return in.holding
 }
 
-func reconcileWith(ctx context.Context, w *index.Writer, opts Options) (*index.Run, error) {
-	run := &index.Run{}
+func reconcileWith(ctx context.Context, w *index.Writer, opts Options) (*library.Run, error) {
+	run := &library.Run{}
 	return run, reconcileOnce(ctx, w, opts, nil, run)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/watcher"
 )
@@ -45,8 +46,8 @@ func (o Options) log() *slog.Logger {
 // scope limits the reconcile to those paths (nil: every root). A run cut
 // short by ctx is still recorded with what it did, and returned with the
 // error.
-func Sync(ctx context.Context, w *index.Writer, opts Options, kind string, scope []string) (*index.Run, error) {
-	run := &index.Run{Kind: kind, Started: time.Now().UTC()}
+func Sync(ctx context.Context, w *index.Writer, opts Options, kind string, scope []string) (*library.Run, error) {
+	run := &library.Run{Kind: kind, Started: time.Now().UTC()}
 	id, err := w.StartRun(ctx, kind, run.Started)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func Sync(ctx context.Context, w *index.Writer, opts Options, kind string, scope
 // reconcileOnce reconciles scope (nil: every root) and adds what it did to
 // run. Holds and failures are the run's to report, and Reconcile.Changed's
 // as they come: they are not logged as well.
-func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []string, run *index.Run) error {
+func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []string, run *library.Run) error {
 	var res reconcile.Result
 	var err error
 	if scope != nil {
@@ -92,14 +93,14 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 	return err
 }
 
-func ingestOnce(ctx context.Context, w *index.Writer, opts Options, run *index.Run) error {
+func ingestOnce(ctx context.Context, w *index.Writer, opts Options, run *library.Run) error {
 	res, err := ingest.Run(ctx, w, opts.Ingest)
 	addIngest(run, res)
 	return err
 }
 
 // addIngest adds what an ingest did to a run.
-func addIngest(run *index.Run, res ingest.Result) {
+func addIngest(run *library.Run, res ingest.Result) {
 	run.Ingested += res.Ingested
 	run.Failed += res.Failed
 	run.NeedsOCR += res.NeedOCR
@@ -166,11 +167,11 @@ func mustStop(err error) bool {
 // followed it, until the next batch.
 type runRecord struct {
 	id  int64
-	run *index.Run
+	run *library.Run
 }
 
 func startRecord(ctx context.Context, w *index.Writer, kind string) (*runRecord, error) {
-	r := &runRecord{run: &index.Run{Kind: kind, Started: time.Now().UTC()}}
+	r := &runRecord{run: &library.Run{Kind: kind, Started: time.Now().UTC()}}
 	id, err := w.StartRun(ctx, kind, r.run.Started)
 	if err != nil {
 		return nil, err

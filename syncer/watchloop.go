@@ -9,6 +9,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/watcher"
 )
@@ -181,7 +182,7 @@ func (l *watchLoop) reconcileRun(ctx context.Context, kind string, scope []strin
 			return rec, err
 		}
 		l.fail("reconcile", err)
-		rec.run.Failures = append(rec.run.Failures, index.Failure{Path: "", Error: err.Error()})
+		rec.run.Failures = append(rec.run.Failures, library.Failure{Path: "", Error: err.Error()})
 	}
 	if scope == nil {
 		l.st.fullScan()

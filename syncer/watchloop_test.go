@@ -7,6 +7,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestWatchLoopCreditsIngestRounds: what the ingester did is added to the
@@ -22,7 +23,7 @@ func TestWatchLoopCreditsIngestRounds(t *testing.T) {
 	}
 	l.current = rec
 	l.ing.report(ingestRound{results: []ingest.Result{{Ingested: 1}}})
-	l.ing.report(ingestRound{results: []ingest.Result{{Ingested: 2, Failed: 1, Failures: []index.Failure{{Path: "b.pdf", Error: "damaged"}}}}})
+	l.ing.report(ingestRound{results: []ingest.Result{{Ingested: 2, Failed: 1, Failures: []library.Failure{{Path: "b.pdf", Error: "damaged"}}}}})
 	if stop, err := l.ingested(ctx, <-l.ing.rounds); stop || err != nil {
 		t.Fatalf("the loop stopped on passing rounds: %v", err)
 	}

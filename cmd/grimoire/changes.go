@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/reconcile"
 )
 
@@ -178,4 +178,4 @@ func (c *changeLog) path(p string) string {
 }
 
 // title quotes a book's title, its control characters escaped.
-func title(b index.Book) string { return fmt.Sprintf("%q", b.Title) }
+func title(b library.Book) string { return fmt.Sprintf("%q", b.Title) }

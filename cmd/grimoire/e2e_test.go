@@ -15,6 +15,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // binary is the grimoire built once for the end-to-end tests.
@@ -96,16 +97,16 @@ func okJSON(t *testing.T, v any, dir string, args ...string) {
 }
 
 type syncOut struct {
-	index.Counters
-	Failures []index.Failure `json:"failures"`
+	library.Counters
+	Failures []library.Failure `json:"failures"`
 }
 
 type statusOut struct {
 	IndexExists                                  bool `json:"index_exists"`
 	Books, Files, Chunks, Pending, Failed, Ready int
-	EmbeddingModel                               string          `json:"embedding_model"`
-	LastSync                                     *syncOut        `json:"last_sync"`
-	Failures                                     []index.Failure `json:"failures"`
+	EmbeddingModel                               string            `json:"embedding_model"`
+	LastSync                                     *syncOut          `json:"last_sync"`
+	Failures                                     []library.Failure `json:"failures"`
 }
 
 type bookOut struct {

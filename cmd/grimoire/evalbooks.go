@@ -10,6 +10,7 @@ import (
 	"github.com/grimoire-search/grimoire/eval"
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -182,8 +183,8 @@ func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []ev
 	if err != nil {
 		return err
 	}
-	chunks := make(map[int64][]index.Chunk)
-	chunksOf := func(b index.Book) ([]index.Chunk, error) {
+	chunks := make(map[int64][]library.Chunk)
+	chunksOf := func(b library.Book) ([]library.Chunk, error) {
 		if c, ok := chunks[b.ID]; ok {
 			return c, nil
 		}
@@ -199,7 +200,7 @@ func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []ev
 		}
 		// The books a path names; when none does, every book, whose
 		// chunks' anchors may name the file.
-		var cands []index.Book
+		var cands []library.Book
 		for _, b := range books {
 			if j.FromBook(eval.Passage{Paths: b.Paths}) {
 				cands = append(cands, b)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // TestMissingLibraryIsRefused: a library folder that does not exist, with
@@ -191,9 +192,9 @@ func addPendingBooks(t *testing.T, lib string, names ...string) {
 	}
 	defer w.Close()
 	for _, name := range names {
-		f := index.File{Path: filepath.Join(lib, name), Root: lib, Hash: index.SumBytes([]byte(name)), SourceType: "markdown"}
+		f := library.File{Path: filepath.Join(lib, name), Root: lib, Hash: library.SumBytes([]byte(name)), SourceType: "markdown"}
 		if err := w.Update(ctx, func(tx *index.Tx) error {
-			_, err := tx.PutFile(ctx, f, index.Hash{})
+			_, err := tx.PutFile(ctx, f, library.Hash{})
 			return err
 		}); err != nil {
 			t.Fatal(err)

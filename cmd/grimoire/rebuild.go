@@ -10,6 +10,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model/llm"
 	"github.com/grimoire-search/grimoire/syncer"
 )
@@ -49,9 +50,9 @@ has finished, other commands that write the index refuse to run.`,
 // rebuildView is the shape of `grimoire rebuild --json`.
 type rebuildView struct {
 	index.RebuildReport
-	Index      string          `json:"index"`
-	Failures   []index.Failure `json:"failures"`
-	DurationMS int64           `json:"duration_ms"`
+	Index      string            `json:"index"`
+	Failures   []library.Failure `json:"failures"`
+	DurationMS int64             `json:"duration_ms"`
 }
 
 func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
@@ -89,7 +90,7 @@ func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
 	}
 	f := run.Failures
 	if f == nil {
-		f = []index.Failure{}
+		f = []library.Failure{}
 	}
 	return rebuildView{RebuildReport: rep, Index: w.Path(), Failures: f, DurationMS: time.Since(start).Milliseconds()}, nil
 }

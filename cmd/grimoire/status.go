@@ -14,6 +14,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
@@ -46,7 +47,7 @@ func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
 	r, err := index.OpenReader(ctx, a.cfg.DBPath)
 	if fault.CodeOf(err) == fault.NotFound {
 		// No index yet is a state, not an error.
-		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []index.Failure{}, Held: []index.Hold{}, OCR: []index.OCRBook{}, Unsupported: []index.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
+		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []library.Failure{}, Held: []library.Hold{}, OCR: []index.OCRBook{}, Unsupported: []library.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
 	}
 	if err != nil {
 		return retrieve.StatusView{}, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/subtree"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/syncer"
 )
@@ -118,7 +119,7 @@ type syncFlags struct {
 
 // sync runs one reconcile-and-ingest pass under the writer lock, or has
 // the running watcher run it.
-func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*index.Run, error) {
+func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*library.Run, error) {
 	if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 		return nil, err
 	}
@@ -160,18 +161,18 @@ type syncArgs struct {
 // syncResult is a sync's run as it travels from a watcher: with its holds,
 // which a run leaves out of its JSON.
 type syncResult struct {
-	Run   *index.Run   `json:"run"`
-	Holds []index.Hold `json:"holds"`
+	Run   *library.Run   `json:"run"`
+	Holds []library.Hold `json:"holds"`
 }
 
-func syncResultOf(run *index.Run) syncResult {
+func syncResultOf(run *library.Run) syncResult {
 	if run == nil {
 		return syncResult{}
 	}
 	return syncResult{Run: run, Holds: run.Holds}
 }
 
-func (r syncResult) run() *index.Run {
+func (r syncResult) run() *library.Run {
 	if r.Run != nil {
 		r.Run.Holds = r.Holds
 	}
@@ -187,27 +188,27 @@ func unwrapPathError(err error) error {
 }
 
 // syncJSON is the shape of `grimoire sync --json`.
-func syncJSON(r *index.Run) any {
+func syncJSON(r *library.Run) any {
 	type out struct {
-		index.Counters
-		Failures   []index.Failure `json:"failures"`
-		Holds      []index.Hold    `json:"holds"`
-		Started    time.Time       `json:"started"`
-		Finished   time.Time       `json:"finished"`
-		DurationMS int64           `json:"duration_ms"`
+		library.Counters
+		Failures   []library.Failure `json:"failures"`
+		Holds      []library.Hold    `json:"holds"`
+		Started    time.Time         `json:"started"`
+		Finished   time.Time         `json:"finished"`
+		DurationMS int64             `json:"duration_ms"`
 	}
 	f := r.Failures
 	if f == nil {
-		f = []index.Failure{}
+		f = []library.Failure{}
 	}
 	h := r.Holds
 	if h == nil {
-		h = []index.Hold{}
+		h = []library.Hold{}
 	}
 	return out{Counters: r.Counters, Failures: f, Holds: h, Started: r.Started, Finished: r.Finished, DurationMS: r.Finished.Sub(r.Started).Milliseconds()}
 }
 
-func (a *app) printSyncSummary(r *index.Run) {
+func (a *app) printSyncSummary(r *library.Run) {
 	c := r.Counters
 	// Hashed is a part of Scanned (the rest were known by their size and
 	// time), and New counts books, which content already hashed can make

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 type unsupportedOut struct {
-	Files       int                 `json:"unsupported_files"`
-	Unsupported []index.Unsupported `json:"unsupported"`
+	Files       int                   `json:"unsupported_files"`
+	Unsupported []library.Unsupported `json:"unsupported"`
 }
 
 // unsupportedLine is status's line about the files grimoire does not
@@ -50,7 +50,7 @@ func TestStatusCountsFilesGrimoireDoesNotRead(t *testing.T) {
 	}
 	var st unsupportedOut
 	okJSON(t, &st, lib, "status")
-	wantJSON := []index.Unsupported{{Extension: ".cbz", Files: 3}, {Extension: ".jpg", Files: 2}, {Extension: ".cbr", Files: 1}, {Extension: "", Files: 1}}
+	wantJSON := []library.Unsupported{{Extension: ".cbz", Files: 3}, {Extension: ".jpg", Files: 2}, {Extension: ".cbr", Files: 1}, {Extension: "", Files: 1}}
 	if st.Files != 7 || !sameUnsupported(st.Unsupported, wantJSON) {
 		t.Errorf("status --json: %+v", st)
 	}
@@ -125,7 +125,7 @@ func TestWatchKeepsTheCountOfFilesItDoesNotRead(t *testing.T) {
 	w.stopped(t, 20*time.Second)
 }
 
-func sameUnsupported(got, want []index.Unsupported) bool {
+func sameUnsupported(got, want []library.Unsupported) bool {
 	if len(got) != len(want) {
 		return false
 	}

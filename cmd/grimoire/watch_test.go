@@ -18,6 +18,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/testcorpus"
+	"github.com/grimoire-search/grimoire/library"
 )
 
 // proc is a grimoire process running in the background.
@@ -282,7 +283,7 @@ func fingerprint(t *testing.T, lib string, env []string, queries []string) strin
 		embedded := 0
 		for _, k := range chunks {
 			fmt.Fprintf(h, "%d/%d/%d/%s/%s\n", k.Index, k.ChapterIndex, k.SectionIndex, k.Heading, k.Text)
-			if k.State == index.ChunkEmbedded {
+			if k.State == library.ChunkEmbedded {
 				embedded++
 			}
 		}
@@ -481,7 +482,7 @@ func TestWatchRequeuesChangedBookAndStopsCleanly(t *testing.T) {
 	os.WriteFile(book, edited, 0o644)
 	// The postscript follows the Gutenberg licence, which the parser
 	// drops: the new version is told by its hash, not by its words.
-	want := index.SumBytes(edited).String()
+	want := library.SumBytes(edited).String()
 	eventually(t, "the edited version", 120*time.Second, func() bool {
 		var books []bookOut
 		r := grimoire(t, lib, "list", "--json")

@@ -1,4 +1,4 @@
-package index
+package library
 
 import (
 	"database/sql/driver"
@@ -10,16 +10,16 @@ import (
 	"github.com/zeebo/blake3"
 )
 
-// hashPrefix names the algorithm in a hash's text form, so that a future
+// HashPrefix names the algorithm in a hash's text form, so that a future
 // change of algorithm is detectable in stored data.
-const hashPrefix = "blake3-"
+const HashPrefix = "blake3-"
 
 // Hash is the BLAKE3-256 digest of a file's bytes: the identity of a book.
 // The zero Hash is "no hash".
 type Hash [32]byte
 
 // String returns "blake3-<64 hex digits>".
-func (h Hash) String() string { return hashPrefix + hex.EncodeToString(h[:]) }
+func (h Hash) String() string { return HashPrefix + hex.EncodeToString(h[:]) }
 
 // Short returns the first 12 hex digits, enough to name a book to a person.
 func (h Hash) Short() string { return hex.EncodeToString(h[:6]) }
@@ -30,9 +30,9 @@ func (h Hash) IsZero() bool { return h == Hash{} }
 // ParseHash parses the form String returns.
 func ParseHash(s string) (Hash, error) {
 	var h Hash
-	hexPart, ok := strings.CutPrefix(s, hashPrefix)
+	hexPart, ok := strings.CutPrefix(s, HashPrefix)
 	if !ok {
-		return h, fmt.Errorf("parse hash %q: not a %s hash", s, strings.TrimSuffix(hashPrefix, "-"))
+		return h, fmt.Errorf("parse hash %q: not a %s hash", s, strings.TrimSuffix(HashPrefix, "-"))
 	}
 	if len(hexPart) != 2*len(h) {
 		return h, fmt.Errorf("parse hash %q: want %d hex digits", s, 2*len(h))

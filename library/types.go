@@ -1,7 +1,14 @@
-package index
+// Package library holds what a library is made of, as every layer names
+// it: books (one per distinct content, by Hash) with their catalog,
+// chapters, sections and chunks, the files that hold them, the states a
+// book and a chunk go through, and a sync run's counters and failures.
+// It imports nothing of grimoire's; the index stores these values, the
+// ingest pipeline makes them, and search and the front ends read them.
+package library
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -71,9 +78,10 @@ type Book struct {
 	// Paths are the files that hold this content, sorted.
 	Paths []string
 
-	// originPath is a path the book was first found at: its citation once
-	// no file holds it (an old version still answering).
-	originPath string
+	// OriginPath is a path the book was first found at: its citation once
+	// no file holds it (an old version still answering). The index sets
+	// it; it is not printed.
+	OriginPath string `json:"-"`
 }
 
 // Catalog is what a library catalogue (calibre's metadata.opf), or the
@@ -103,7 +111,11 @@ type CatalogEntry struct {
 }
 
 // Author returns the authors joined for display.
-func (b *Book) Author() string { return joinAuthors(b.Authors) }
+func (b *Book) Author() string { return JoinAuthors(b.Authors) }
+
+// JoinAuthors joins authors for display, as the index stores them for
+// searching.
+func JoinAuthors(a []string) string { return strings.Join(a, "; ") }
 
 // PageLabel returns the printed name of page p (1-based), or "" when it is
 // just the number p.
