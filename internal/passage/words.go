@@ -36,18 +36,20 @@ func foldMarks(l string) string {
 // text is, curly quotes and dashes included, and the check costs far
 // less than the transform.
 func settled(l string) bool {
+	ascii := true
 	for i := 0; i < len(l); {
 		if l[i] < utf8.RuneSelf {
 			i++
 			continue
 		}
+		ascii = false
 		r, n := utf8.DecodeRuneInString(l[i:])
 		if unicode.Is(unicode.Mn, r) {
 			return false
 		}
 		i += n
 	}
-	return norm.NFD.QuickSpanString(l) == len(l) && norm.NFC.QuickSpanString(l) == len(l)
+	return ascii || norm.NFD.QuickSpanString(l) == len(l) && norm.NFC.QuickSpanString(l) == len(l)
 }
 
 // Words returns s's words, split where FTS5 splits them and folded to
