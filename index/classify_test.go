@@ -91,7 +91,7 @@ func TestMigrationClassifiesOlderChunks(t *testing.T) {
 		t.Error("Check passes an index whose chunks are not classified")
 	}
 	// A search meanwhile sees the roles the chunks will have.
-	hits, err := old.Hits(ctx, []int64{1, 2, 3})
+	hits, err := old.HitsOf(ctx, []int64{1, 2, 3}, false)
 	if err != nil || len(hits) != len(want) {
 		t.Fatalf("hits: %d, %v", len(hits), err)
 	}

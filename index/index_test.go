@@ -474,11 +474,7 @@ func TestSampleChunksAndHitsOf(t *testing.T) {
 		t.Errorf("the same index gave another sample: %q, then %q", some, again)
 	}
 
-	lib, err := w.ReadLibrary(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits, err := w.HitsOf(ctx, append(ids[:3:3], 999999), lib, true)
+	hits, err := w.HitsOf(ctx, append(ids[:3:3], 999999), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -687,4 +683,26 @@ func queryPlan(t *testing.T, w *Writer, query string, args ...any) []string {
 		t.Fatal(err)
 	}
 	return plan
+}
+
+// TestOldVersionCitedAtItsPath: while a changed file's new content waits
+// for ingest, its old version answers, and its passages are cited at the
+// path it was found at, which no file row holds any more.
+func TestOldVersionCitedAtItsPath(t *testing.T) {
+	w := mustOpenWriter(t)
+	ctx := context.Background()
+	h, _ := put(t, w, "/lib/tides.txt", "tides, first edition", library.Hash{})
+	old := ingestFake(t, w, h, "Tides", "spring tides follow the full moon")
+	put(t, w, "/lib/tides.txt", "tides, second edition", h)
+	var id int64
+	if err := w.db.QueryRowContext(ctx, `SELECT id FROM chunk WHERE book_id = ?`, old.ID).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := w.HitsOf(ctx, []int64{id}, false)
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("hits of the old version: %v, %v", hits, err)
+	}
+	if got := hits[0].Book.Paths; !slices.Equal(got, []string{"/lib/tides.txt"}) {
+		t.Errorf("old version cited at %q, want its path", got)
+	}
 }

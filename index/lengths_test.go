@@ -47,7 +47,7 @@ func TestLengthsMeasuredByMigration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := w.HitsOf(ctx, ids, lib, false)
+	hits, err := w.HitsOf(ctx, ids, false)
 	if err != nil || len(hits) != 3 {
 		t.Fatalf("lengths %v, %v", hits, err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -340,37 +339,24 @@ type Hit struct {
 	Vec []float32
 }
 
-// Hits loads the chunks with the given ids, with their books, in the order
-// of ids. Ids that no longer exist, or whose book is not ready, are left out.
-func (d *DB) Hits(ctx context.Context, ids []int64) ([]Hit, error) {
-	return d.hits(ctx, ids, nil, false)
-}
-
-// HitsOf is Hits in one question, with the chunks' lengths, their books'
-// paths, and their vectors when asked for.
-func (d *DB) HitsOf(ctx context.Context, ids []int64, lib *LibraryState, vectors bool) ([]Hit, error) {
-	return d.hits(ctx, ids, lib, vectors)
-}
-
-func (d *DB) hits(ctx context.Context, ids []int64, lib *LibraryState, vectors bool) ([]Hit, error) {
+// HitsOf loads the chunks with the given ids, in the order of ids, each
+// with its book and the book's paths, and with its vector when vectors is
+// set, in one question. Ids that no longer exist, or whose book is not
+// ready, are left out.
+func (d *DB) HitsOf(ctx context.Context, ids []int64, vectors bool) ([]Hit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	ph, args := idList(ids)
-	// With the state, each passage comes with its book and the book's
-	// paths, in the one question.
-	vec, book := "NULL", ""
+	vec := "NULL"
 	if vectors {
 		vec = "(SELECT e.vec FROM embedding e WHERE e.chunk_id = k.id)"
-	}
-	if lib != nil {
-		book = `, ` + bookColumns + ` (SELECT json_group_array(path) FROM (SELECT path FROM file f WHERE f.hash = b.hash ORDER BY path))`
 	}
 	rows, err := d.db.QueryContext(ctx, `
 SELECT k.id, k.book_id, k.idx, k.chapter_idx, k.section_idx, k.heading, k.context, k.text, k.anchor,
 	k.page_start, k.page_end, k.tokens, k.state, coalesce(c.title, ''), coalesce(s.title, ''), k.role, g.signature,
 	CASE WHEN k.role IS NULL THEN k.idx = 0 AND NOT EXISTS (SELECT 1 FROM chunk n WHERE n.book_id = k.book_id AND n.idx = 1) ELSE 0 END,
-	k.length, `+vec+book+`
+	k.length, `+vec+`, `+bookColumns+` (SELECT json_group_array(path) FROM (SELECT path FROM file f WHERE f.hash = b.hash ORDER BY path))
 FROM chunk k
 CROSS JOIN book b ON b.id = k.book_id AND b.status = 'ready'
 LEFT JOIN chapter c ON c.book_id = k.book_id AND c.idx = k.chapter_idx
@@ -381,7 +367,6 @@ WHERE k.id IN (`+ph+`)`, args...)
 		return nil, fmt.Errorf("load hits: %w", err)
 	}
 	byID := make(map[int64]Hit, len(ids))
-	bookIDs := make(map[int64]bool)
 	// only: which unclassified chunks are their book's only one.
 	only := make(map[int64]bool)
 	for rows.Next() {
@@ -392,22 +377,17 @@ WHERE k.id IN (`+ph+`)`, args...)
 		var vec sql.RawBytes
 		dest := []any{&h.ID, &h.BookID, &h.Index, &h.ChapterIndex, &h.SectionIndex, &h.Heading, &h.Context, &h.Text, &h.Anchor,
 			&h.PageStart, &h.PageEnd, &h.Tokens, &h.State, &h.ChapterTitle, &h.SectionTitle, &role, &sig, &alone, &h.Length, &vec}
-		var bookDone func()
 		var paths string
-		if lib != nil {
-			var scan []any
-			scan, bookDone = bookScan(&h.Book)
-			dest = append(append(dest, scan...), &paths)
-		}
+		scan, bookDone := bookScan(&h.Book)
+		dest = append(append(dest, scan...), &paths)
 		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return nil, err
 		}
 		h.Vec = vec8.Floats(vec)
-		if bookDone != nil {
-			bookDone()
-			json.Unmarshal([]byte(paths), &h.Book.Paths)
-		}
+		bookDone()
+		json.Unmarshal([]byte(paths), &h.Book.Paths)
+		citedAtOrigin(&h.Book)
 		if role.Valid {
 			h.Role = passage.Role(role.Int64)
 		} else {
@@ -421,21 +401,10 @@ WHERE k.id IN (`+ph+`)`, args...)
 			}
 		}
 		byID[h.ID] = h
-		bookIDs[h.BookID] = true
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
-	}
-	if lib == nil {
-		books, err := d.booksByID(ctx, bookIDs)
-		if err != nil {
-			return nil, err
-		}
-		for id, h := range byID {
-			h.Book = books[h.BookID]
-			byID[id] = h
-		}
 	}
 	out := make([]Hit, 0, len(byID))
 	for _, id := range ids {
@@ -457,30 +426,13 @@ WHERE k.id IN (`+ph+`)`, args...)
 	return out, nil
 }
 
-func (d *DB) booksByID(ctx context.Context, ids map[int64]bool) (map[int64]library.Book, error) {
-	if len(ids) == 0 {
-		return nil, nil
+// citedAtOrigin gives a book no file holds (an old version still
+// answering while its file's new content is ingested) the path it was
+// found at, for its citations.
+func citedAtOrigin(b *library.Book) {
+	if len(b.Paths) == 0 && b.OriginPath != "" {
+		b.Paths = []string{b.OriginPath}
 	}
-	list := make([]int64, 0, len(ids))
-	for id := range ids {
-		list = append(list, id)
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i] < list[j] })
-	ph, args := idList(list)
-	// A hit's book needs no counts: counting the chunks of each book a
-	// search cites (60 editions of one novel) cost more than the search.
-	books, err := queryBooksWith(ctx, d.db, bookNoCounts, `WHERE b.id IN (`+ph+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int64]library.Book, len(books))
-	for _, b := range books {
-		if len(b.Paths) == 0 && b.OriginPath != "" {
-			b.Paths = []string{b.OriginPath}
-		}
-		out[b.ID] = b
-	}
-	return out, nil
 }
 
 // idList returns the question marks of an IN list of ids (or terms),

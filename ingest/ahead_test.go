@@ -103,11 +103,7 @@ func checkEmbedded(t *testing.T, l *testLibrary, e embed.Embedder) {
 	for i, k := range chunks {
 		ids[i], texts[i] = k.ID, EmbeddingText(k)
 	}
-	lib, err := l.w.ReadLibrary(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits, err := l.w.HitsOf(ctx, ids, lib, true)
+	hits, err := l.w.HitsOf(ctx, ids, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -384,7 +384,7 @@ func (c *textCache) get(ctx context.Context, ids []int64) (map[int64]index.Hit, 
 	if len(missing) == 0 {
 		return c.m, nil
 	}
-	got, err := c.store.HitsOf(ctx, missing, c.lib, c.vectors)
+	got, err := c.store.HitsOf(ctx, missing, c.vectors)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ type store interface {
 	Terms(ctx context.Context, lib *index.LibraryState, q index.TermsQuery) (*index.TermLists, error)
 	// HitsOf loads passages with their citations, roles, signatures,
 	// lengths, and vectors when asked for.
-	HitsOf(ctx context.Context, ids []int64, lib *index.LibraryState, vectors bool) ([]index.Hit, error)
+	HitsOf(ctx context.Context, ids []int64, vectors bool) ([]index.Hit, error)
 	// ChunksWithWords finds, in other books, the passages that may be a
 	// hit's copies.
 	ChunksWithWords(ctx context.Context, lookups []index.WordsLookup, rarest, limit int) ([][]int64, error)
