@@ -255,12 +255,6 @@ func (a *accumulator) score(chunk int64) float64 {
 	return a.sparse[chunk]
 }
 
-// bookList is the Posting list of a term in one book.
-type bookList struct {
-	book int64
-	data []byte
-}
-
 // Best returns the want ids of ids (of books, when not nil) with the
 // highest scores, best first, ties by id, as hits.
 func Best(ids, books []int64, score func(int64) float64, want int) []Hit {
