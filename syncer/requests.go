@@ -22,10 +22,10 @@ type Request struct {
 	// Ctx ends when the requester gives up; the work stops as it would on
 	// the command's Ctrl-C.
 	Ctx context.Context
-	// Do, when set, is the work: it runs with the loop's writer and the
-	// options ingest runs with. It may return the options to ingest with
-	// from then on (a switch of embedding model), or nil.
-	Do func(ctx context.Context, w *index.Writer, current ingest.Options) (*ingest.Options, error)
+	// Do, when set, is the work: it runs with the loop's writer while no
+	// ingest round runs, so it may change what Options.Ingest does from
+	// then on (a switch of embedding model).
+	Do func(ctx context.Context, w *index.Writer) error
 	// Pass is the work when Do is nil: a sync.
 	Pass Pass
 	// Done receives the outcome, once; it must have room for it.
@@ -133,11 +133,9 @@ func (l *watchLoop) serve(ctx context.Context, req Request) (stop bool, err erro
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(req.Ctx, cancel)()
-	next, err := req.Do(rctx, l.w, l.ing.hold())
-	if err != nil {
-		next = nil
-	}
-	l.ing.release(next)
+	l.ing.hold()
+	err = req.Do(rctx, l.w)
+	l.ing.release()
 	l.poke()
 	if err != nil && ctx.Err() != nil {
 		err = ErrStopped

@@ -88,9 +88,7 @@ func TestWatchRunsRequests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			o := ask(t, reqs, Request{Do: func(ctx context.Context, w *index.Writer, _ ingest.Options) (*ingest.Options, error) {
-				return nil, tc.do(ctx, w)
-			}})
+			o := ask(t, reqs, Request{Do: tc.do})
 			if tc.wantErr == 0 && o.Err != nil || tc.wantErr != 0 && fault.CodeOf(o.Err) != tc.wantErr {
 				t.Errorf("outcome %v, want code %v", o.Err, tc.wantErr)
 			}
@@ -105,9 +103,9 @@ func TestWatchRunsRequests(t *testing.T) {
 	gone, cancel := context.WithCancel(ctx)
 	cancel()
 	ran := false
-	o = ask(t, reqs, Request{Ctx: gone, Do: func(context.Context, *index.Writer, ingest.Options) (*ingest.Options, error) {
+	o = ask(t, reqs, Request{Ctx: gone, Do: func(context.Context, *index.Writer) error {
 		ran = true
-		return nil, nil
+		return nil
 	}})
 	if ran || !errors.Is(o.Err, context.Canceled) {
 		t.Errorf("a gone requester's work ran (%v) or was answered %v", ran, o.Err)
@@ -177,17 +175,17 @@ func TestHoldCutsTheRound(t *testing.T) {
 	}
 	started, unblock := make(chan struct{}), make(chan struct{})
 	var once sync.Once
-	opts.Ingest.Progress = func(ingest.Progress) {
+	hearIngest(&opts, func(ingest.Progress) {
 		once.Do(func() {
 			close(started)
 			<-unblock
 		})
-	}
+	})
 	wt, err := watcher.New(opts.Reconcile.Roots, opts.Watch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := newIngester(w, opts.Ingest, &stateKeeper{w: w, wt: wt, log: opts.log()})
+	in := newIngester(w, opts.Ingest, settleOf(opts.Watch), &stateKeeper{w: w, wt: wt, log: opts.log()})
 	go in.run(ctx)
 	in.poke(1)
 	<-started
@@ -206,7 +204,7 @@ func TestHoldCutsTheRound(t *testing.T) {
 	if r.err != nil || r.upTo != 0 {
 		t.Fatalf("the cut round: %+v", r)
 	}
-	in.release(nil)
+	in.release()
 	in.poke(2)
 	r = <-in.rounds
 	if r.err != nil || r.upTo != 2 {

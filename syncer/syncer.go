@@ -22,8 +22,11 @@ import (
 // Options configure sync runs and the watch loop.
 type Options struct {
 	Reconcile reconcile.Options
-	Ingest    ingest.Options
-	Watch     watcher.Options
+	// Ingest runs an ingest round with the writer's model, parsers and
+	// chunking, which its owner configured (and may switch between
+	// rounds: see Request).
+	Ingest Ingest
+	Watch  watcher.Options
 	// RetryMin and RetryMax bound the delay before the watch loop tries
 	// a failed reconcile or ingest again (a full disk, a model server
 	// that is down): it starts at RetryMin and doubles up to RetryMax.
@@ -33,6 +36,19 @@ type Options struct {
 	// (see Request).
 	Requests <-chan Request
 	Logger   *slog.Logger
+}
+
+// Ingest runs one ingest round with w.
+type Ingest func(ctx context.Context, w *index.Writer, r Round) (ingest.Result, error)
+
+// Round is what a sync or the watch asks of an ingest round beyond the
+// configured options.
+type Round struct {
+	// Settle, when set, leaves alone a file written more recently than
+	// this: it is still being written.
+	Settle time.Duration
+	// Progress, when set, hears the round's progress as well.
+	Progress func(ingest.Progress)
 }
 
 func (o Options) log() *slog.Logger {
@@ -94,7 +110,7 @@ func reconcileOnce(ctx context.Context, w *index.Writer, opts Options, scope []s
 }
 
 func ingestOnce(ctx context.Context, w *index.Writer, opts Options, run *library.Run) error {
-	res, err := ingest.Run(ctx, w, opts.Ingest)
+	res, err := opts.Ingest(ctx, w, Round{})
 	addIngest(run, res)
 	return err
 }
@@ -134,12 +150,6 @@ func Watch(ctx context.Context, w *index.Writer, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	// A file is ready once it has been quiet for the watcher's window;
-	// one that fails sooner is still being written (a slow copy).
-	opts.Ingest.Settle = opts.Watch.Debounce
-	if opts.Ingest.Settle <= 0 {
-		opts.Ingest.Settle = watcher.DefaultDebounce
-	}
 	l := newWatchLoop(w, opts, wt)
 	defer l.retry.stop()
 	defer l.settle.stop()

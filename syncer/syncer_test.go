@@ -27,10 +27,33 @@ func setup(t *testing.T) (string, *index.Writer, Options) {
 	t.Cleanup(func() { w.Close() })
 	opts := Options{
 		Reconcile: reconcile.Options{Roots: []string{lib}, Formats: ingest.Formats(), RacyWindow: time.Millisecond},
-		Ingest:    ingest.Options{Embedder: embed.NewBuiltin()},
+		Ingest:    ingestWith(ingest.Options{Embedder: embed.NewBuiltin()}),
 		Watch:     watcher.Options{Debounce: 50 * time.Millisecond, RescanInterval: time.Hour},
 	}
 	return lib, w, opts
+}
+
+// ingestWith is an Ingest of the options o, as the application builds it.
+func ingestWith(o ingest.Options) Ingest {
+	return func(ctx context.Context, w *index.Writer, r Round) (ingest.Result, error) {
+		o.Settle, o.Progress = r.Settle, r.Progress
+		return ingest.Run(ctx, w, o)
+	}
+}
+
+// hearIngest has f hear the progress of opts' ingest rounds too.
+func hearIngest(opts *Options, f func(ingest.Progress)) {
+	inner := opts.Ingest
+	opts.Ingest = func(ctx context.Context, w *index.Writer, r Round) (ingest.Result, error) {
+		loop := r.Progress
+		r.Progress = func(p ingest.Progress) {
+			if loop != nil {
+				loop(p)
+			}
+			f(p)
+		}
+		return inner(ctx, w, r)
+	}
 }
 
 func TestSyncRecordsTheRun(t *testing.T) {
@@ -57,7 +80,7 @@ func TestInterruptedSyncIsRecorded(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	// Interrupted as ingest starts: the reconcile's work is done.
-	opts.Ingest.Progress = func(ingest.Progress) { cancel() }
+	hearIngest(&opts, func(ingest.Progress) { cancel() })
 	if _, err := Sync(ctx, w, opts, "sync", nil); err == nil {
 		t.Fatal("an interrupted sync reported success")
 	}
@@ -116,14 +139,14 @@ func TestWatchStopsWhenTakenOver(t *testing.T) {
 	lib, w, opts := setup(t)
 	os.WriteFile(filepath.Join(lib, "a.md"), []byte("# A\n\nalpha beta\n"), 0o644)
 	var once sync.Once
-	opts.Ingest.Progress = func(ingest.Progress) {
+	hearIngest(&opts, func(ingest.Progress) {
 		once.Do(func() {
 			// What a writer on another host leaves when it takes over.
 			if err := w.SetMeta(context.Background(), "writer", `{"pid":1,"command":"grimoire sync","host":"elsewhere","token":"theirs"}`); err != nil {
 				t.Error(err)
 			}
 		})
-	}
+	})
 	done := make(chan error, 1)
 	go func() { done <- Watch(context.Background(), w, opts) }()
 	select {

@@ -47,7 +47,7 @@ func newWatchLoop(w *index.Writer, opts Options, wt *watcher.Watcher) *watchLoop
 	st := &stateKeeper{w: w, state: index.WatchState{PID: os.Getpid(), Started: time.Now().UTC()}, wt: wt, log: log}
 	return &watchLoop{
 		w: w, opts: opts, log: log, wt: wt, st: st,
-		ing:        newIngester(w, opts.Ingest, st),
+		ing:        newIngester(w, opts.Ingest, settleOf(opts.Watch), st),
 		retry:      newRetrier(opts.RetryMin, opts.RetryMax),
 		settle:     &settler{},
 		reconciled: true,
@@ -287,10 +287,13 @@ type ingester struct {
 	// rounds carries what the ingester did to the loop.
 	rounds chan ingestRound
 
-	// mu guards the rest: the options of the next round, and the hold.
+	ingest Ingest
+	// settle is how long a file must have been quiet to be read.
+	settle time.Duration
+
+	// mu guards the rest: the hold, and who listens.
 	mu      sync.Mutex
 	turn    *sync.Cond // signalled when a round ends or a hold is lifted
-	opts    ingest.Options
 	running bool
 	holding bool
 	// cut ends the round under way, for a hold.
@@ -313,10 +316,20 @@ type ingestRound struct {
 	upTo uint64
 }
 
-func newIngester(w *index.Writer, opts ingest.Options, st *stateKeeper) *ingester {
-	in := &ingester{w: w, opts: opts, st: st, pokes: make(chan uint64, 1), rounds: make(chan ingestRound, 1)}
+func newIngester(w *index.Writer, ingest Ingest, settle time.Duration, st *stateKeeper) *ingester {
+	in := &ingester{w: w, ingest: ingest, settle: settle, st: st, pokes: make(chan uint64, 1), rounds: make(chan ingestRound, 1)}
 	in.turn = sync.NewCond(&in.mu)
 	return in
+}
+
+// settleOf is how long the watch lets a file be quiet before it reads it:
+// the watcher's window. One that fails sooner is still being written (a
+// slow copy).
+func settleOf(o watcher.Options) time.Duration {
+	if o.Debounce > 0 {
+		return o.Debounce
+	}
+	return watcher.DefaultDebounce
 }
 
 // poke asks for a round that answers poke n (and those before); it never
@@ -339,8 +352,8 @@ func (in *ingester) run(ctx context.Context) {
 			return
 		case n = <-in.pokes:
 		}
-		round, opts := in.begin(ctx)
-		res, err := ingest.Run(round, in.w, opts)
+		round, r := in.begin(ctx)
+		res, err := in.ingest(round, in.w, r)
 		cut := round.Err() != nil && ctx.Err() == nil
 		in.end()
 		in.st.ingesting(ctx, "")
@@ -357,8 +370,8 @@ func (in *ingester) run(ctx context.Context) {
 }
 
 // begin waits out a hold and starts a round: its context, which a hold
-// cancels, and its options.
-func (in *ingester) begin(ctx context.Context) (context.Context, ingest.Options) {
+// cancels, and what it is asked.
+func (in *ingester) begin(ctx context.Context) (context.Context, Round) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	for in.holding {
@@ -366,21 +379,15 @@ func (in *ingester) begin(ctx context.Context) (context.Context, ingest.Options)
 	}
 	round, cut := context.WithCancel(ctx)
 	in.running, in.cut = true, cut
-	opts := in.opts
-	userProgress := opts.Progress
-	opts.Progress = func(p ingest.Progress) {
+	return round, Round{Settle: in.settle, Progress: func(p ingest.Progress) {
 		in.st.ingesting(ctx, p.Book)
-		if userProgress != nil {
-			userProgress(p)
-		}
 		in.mu.Lock()
 		listener := in.listener
 		in.mu.Unlock()
 		if listener != nil {
 			listener(p)
 		}
-	}
-	return round, opts
+	}}
 }
 
 func (in *ingester) end() {
@@ -393,8 +400,9 @@ func (in *ingester) end() {
 
 // hold stops ingest for a request: the round under way is cut short (as
 // an interrupted sync is: it resumes where it stopped) and none starts
-// until release. It returns the options rounds run with.
-func (in *ingester) hold() ingest.Options {
+// until release. Between the two, the request may change what Ingest
+// does (a switch of embedding model).
+func (in *ingester) hold() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.holding = true
@@ -404,17 +412,13 @@ func (in *ingester) hold() ingest.Options {
 	for in.running {
 		in.turn.Wait()
 	}
-	return in.opts
 }
 
-// release lifts the hold; rounds run with opts from now on unless it is
-// nil. The caller pokes for the round that resumes the work.
-func (in *ingester) release(opts *ingest.Options) {
+// release lifts the hold. The caller pokes for the round that resumes the
+// work.
+func (in *ingester) release() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if opts != nil {
-		in.opts = *opts
-	}
 	in.holding = false
 	in.turn.Broadcast()
 }

@@ -79,7 +79,7 @@ func TestWatchLoopActsOnIngestOutcome(t *testing.T) {
 // TestIngesterFoldsRoundsNotTaken: rounds the loop has not taken yet reach
 // it as one, with every result and the latest outcome.
 func TestIngesterFoldsRoundsNotTaken(t *testing.T) {
-	in := newIngester(nil, ingest.Options{}, nil)
+	in := newIngester(nil, nil, 0, nil)
 	in.report(ingestRound{results: []ingest.Result{{Ingested: 1}}, err: errors.New("model server down")})
 	in.report(ingestRound{results: []ingest.Result{{Ingested: 2, Failed: 1}}})
 	r := <-in.rounds

@@ -43,7 +43,7 @@ type changeLog struct {
 }
 
 // watchLog is the change log of a watch, printing to w.
-func (a *app) watchLog(w io.Writer) *changeLog {
+func (a *cli) watchLog(w io.Writer) *changeLog {
 	return &changeLog{w: w, roots: a.cfg.Library, stamp: true, problems: true, now: time.Now, told: make(map[string]string)}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/go-viper/mapstructure/v2"
 	"github.com/spf13/viper"
 
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
@@ -30,18 +31,6 @@ import (
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
-// embeddingSection is the [embedding] section. A command handed to a
-// running watcher sends it along: `reindex --embeddings` switches to the
-// model it names.
-type embeddingSection struct {
-	Provider       string `mapstructure:"provider" json:"provider"`
-	Model          string `mapstructure:"model" json:"model"`
-	URL            string `mapstructure:"url" json:"url"`
-	APIKeyEnv      string `mapstructure:"api_key_env" json:"api_key_env"`
-	QueryPrefix    string `mapstructure:"query_prefix" json:"query_prefix"`
-	DocumentPrefix string `mapstructure:"document_prefix" json:"document_prefix"`
-}
-
 // Config is grimoire.toml. Every key has a default (see defaultConfig and
 // the commented grimoire.toml at the repository root, which init's template
 // renders from it).
@@ -51,7 +40,7 @@ type Config struct {
 	MaxFileSize int64    `mapstructure:"max_file_size_mb"`
 	LogLevel    string   `mapstructure:"log_level"`
 
-	Embedding embeddingSection `mapstructure:"embedding"`
+	Embedding app.Embedding `mapstructure:"embedding"`
 	Context   struct {
 		Provider    string `mapstructure:"provider"`
 		Model       string `mapstructure:"model"`
@@ -548,13 +537,13 @@ func (c *Config) resolve(base string) error {
 	if err := c.retrieveOptions().Validate(); err != nil {
 		return fault.Errorf(fault.Invalid, "[retrieval] %v", err)
 	}
-	if err := c.embedConfig().Validate(); err != nil {
+	if err := c.Embedding.Config().Validate(); err != nil {
 		return err
 	}
-	if err := c.llmConfig().Validate(); err != nil {
+	if err := c.settings().Context.Validate(); err != nil {
 		return err
 	}
-	if err := c.rerankConfig().Validate(); err != nil {
+	if err := c.settings().Rerank.Validate(); err != nil {
 		return err
 	}
 	if c.Context.Concurrency < 1 || c.Context.Concurrency > 64 {

@@ -12,13 +12,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/model"
-	"github.com/grimoire-search/grimoire/model/embed"
+	"github.com/grimoire-search/grimoire/app"
 )
 
-func (a *app) deleteCmd() *cobra.Command {
+func (a *cli) deleteCmd() *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "delete SLUG",
@@ -47,10 +44,7 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 					return nil
 				}
 			}
-			d := deleteArgs{Slug: args[0]}
-			b, err := withWriter(ctx, a, "grimoire delete", opDelete, d, func(w *index.Writer) (deleted, error) {
-				return deleteBook(ctx, w, d)
-			})
+			b, err := a.svc.Delete(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -62,38 +56,11 @@ not touched. ` + "`grimoire exclusions lift`" + ` undoes it.`,
 	return cmd
 }
 
-type deleteArgs struct {
-	Slug string `json:"slug"`
-}
-
-// deleted is the book delete removed, as it names it.
-type deleted struct {
-	Slug  string `json:"slug"`
-	Title string `json:"title"`
-}
-
-// deleteBook is delete's work on the index, in whichever process writes it.
-func deleteBook(ctx context.Context, w *index.Writer, args deleteArgs) (deleted, error) {
-	b, err := w.DeleteBook(ctx, args.Slug)
-	if err != nil {
-		return deleted{}, err
-	}
-	return deleted{Slug: b.Slug, Title: b.Title}, nil
-}
-
 // bookName names in full the book key names, for a question about it:
 // key may be only the beginning of its slug. Its slug, title, authors and
 // first file tell it from its other editions.
-func (a *app) bookName(ctx context.Context, key string) (string, error) {
-	if err := a.cfg.requireFolders(ctx); err != nil {
-		return "", err
-	}
-	r, err := index.OpenReader(ctx, a.cfg.DBPath)
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	b, err := r.Book(ctx, key)
+func (a *cli) bookName(ctx context.Context, key string) (string, error) {
+	b, err := a.svc.Book(ctx, key)
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +74,7 @@ func (a *app) bookName(ctx context.Context, key string) (string, error) {
 	return field(name + ")"), nil
 }
 
-func (a *app) exclusionsCmd() *cobra.Command {
+func (a *cli) exclusionsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "exclusions",
@@ -115,7 +82,7 @@ func (a *app) exclusionsCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			lib, closeLib, err := a.openLibrary(ctx)
+			lib, closeLib, err := a.svc.OpenLibrary(ctx)
 			if err != nil {
 				return err
 			}
@@ -153,10 +120,7 @@ func (a *app) exclusionsCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			l := liftArgs{Key: args[0]}
-			e, err := withWriter(ctx, a, "grimoire exclusions lift", opLift, l, func(w *index.Writer) (lifted, error) {
-				return liftExclusion(ctx, w, l)
-			})
+			e, err := a.svc.LiftExclusion(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -168,36 +132,10 @@ func (a *app) exclusionsCmd() *cobra.Command {
 	return cmd
 }
 
-type liftArgs struct {
-	Key string `json:"key"`
-}
-
-// lifted is the exclusion that exclusions lift removed, and what a
-// running watcher did at once to take its book back in.
-type lifted struct {
-	Title string `json:"title"`
-	// Path is the file the book was deleted at.
-	Path string `json:"path"`
-	// Watcher names the watcher that synced Path right after lifting,
-	// and Run is that sync; both empty when the command lifted the
-	// exclusion itself, or the watcher could not sync Path.
-	Watcher string     `json:"watcher,omitempty"`
-	Run     syncResult `json:"run"`
-}
-
-// liftExclusion is exclusions lift's work on the index.
-func liftExclusion(ctx context.Context, w *index.Writer, args liftArgs) (lifted, error) {
-	e, err := w.LiftExclusion(ctx, args.Key)
-	if err != nil {
-		return lifted{}, err
-	}
-	return lifted{Title: e.Title, Path: e.Path}, nil
-}
-
 // printLifted says what became of the lifted book: back in the index when
 // a watcher synced its file at once, else waiting for the next sync.
-func (a *app) printLifted(l lifted) {
-	run := l.Run.run()
+func (a *cli) printLifted(l app.Lifted) {
+	run := l.Run.Of()
 	switch {
 	case l.Watcher == "" || run == nil:
 		fmt.Fprintf(a.stdout, "lifted the exclusion of %q; the next sync ingests it again\n", l.Title)
@@ -215,7 +153,7 @@ func (a *app) printLifted(l lifted) {
 	}
 }
 
-func (a *app) reindexCmd() *cobra.Command {
+func (a *cli) reindexCmd() *cobra.Command {
 	var fts, embeddings bool
 	cmd := &cobra.Command{
 		Use:   "reindex --fts | --embeddings",
@@ -233,12 +171,8 @@ where it stopped.`,
 				return usageError{fmt.Errorf("say what to rebuild: --fts, --embeddings or both")}
 			}
 			ctx := cmd.Context()
-			ra := reindexArgs{FTS: fts, Embeddings: embeddings, Embedding: a.cfg.Embedding}
 			prog := a.newProgress()
-			r, err := withWriter(ctx, a, "grimoire reindex", opReindex, ra, func(w *index.Writer) (reindexed, error) {
-				r, _, err := a.reindex(ctx, w, ra, prog)
-				return r, err
-			})
+			r, err := a.svc.Reindex(ctx, app.ReindexArgs{FTS: fts, Embeddings: embeddings}, prog)
 			prog.done()
 			if r.FTS {
 				fmt.Fprintf(a.stdout, "rebuilt the full-text index in %.1fs\n", r.FTSSeconds)
@@ -253,50 +187,4 @@ where it stopped.`,
 	cmd.Flags().BoolVar(&fts, "fts", false, "rebuild the full-text (FTS5) index")
 	cmd.Flags().BoolVar(&embeddings, "embeddings", false, "re-embed every chunk with the configured model")
 	return cmd
-}
-
-type reindexArgs struct {
-	FTS        bool `json:"fts"`
-	Embeddings bool `json:"embeddings"`
-	// Embedding is the model to re-embed with: the command's
-	// configuration's, which a running watcher then switches to.
-	Embedding embeddingSection `json:"embedding"`
-}
-
-// reindexed is what reindex did: each step that finished, and how long
-// after the start.
-type reindexed struct {
-	FTS        bool        `json:"fts"`
-	FTSSeconds float64     `json:"fts_seconds"`
-	Embeddings bool        `json:"embeddings"`
-	Model      model.Stamp `json:"model"`
-	Chunks     int         `json:"chunks"`
-	Seconds    float64     `json:"seconds"`
-}
-
-// reindex is reindex's work on the index, in whichever process writes it.
-// It returns what it did, even when a later step failed, and the embedder it
-// re-embedded with (nil when it did not).
-func (a *app) reindex(ctx context.Context, w *index.Writer, args reindexArgs, prog *progress) (reindexed, embed.Embedder, error) {
-	var r reindexed
-	start := time.Now()
-	if args.FTS {
-		if err := w.RebuildFTS(ctx); err != nil {
-			return r, nil, err
-		}
-		r.FTS, r.FTSSeconds = true, time.Since(start).Seconds()
-	}
-	if !args.Embeddings {
-		return r, nil, nil
-	}
-	emb, err := a.embedderOf(ctx, args.Embedding)
-	if err != nil {
-		return r, nil, err
-	}
-	n, err := ingest.Reembed(ctx, w, emb, 0, func(done, total int) { prog.counted("re-embedding", done, total, "chunk") })
-	if err != nil {
-		return r, nil, err
-	}
-	r.Embeddings, r.Model, r.Chunks, r.Seconds = true, emb.Info().Stamp(), n, time.Since(start).Seconds()
-	return r, emb, nil
 }

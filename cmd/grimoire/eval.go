@@ -30,7 +30,7 @@ type evalFlags struct {
 	gate retrieve.Gate
 }
 
-func (a *app) evalCmd() *cobra.Command {
+func (a *cli) evalCmd() *cobra.Command {
 	var o evalFlags
 	cmd := &cobra.Command{
 		Use:   "eval [GOLD.jsonl] | --beir DIR | --books QUESTIONS.jsonl | --prompts PROMPTS.jsonl",
@@ -189,7 +189,7 @@ func writeRecords(path string, recs []eval.Record) error {
 
 // printSummaries prints one table per collection: a row per mode (and per
 // kind when there are several), a column per metric.
-func (a *app) printSummaries(sums []eval.Summary) error {
+func (a *cli) printSummaries(sums []eval.Summary) error {
 	for i := 0; i < len(sums); {
 		j := i
 		for j < len(sums) && sums[j].Collection == sums[i].Collection {
@@ -255,7 +255,7 @@ func (a *app) printSummaries(sums []eval.Summary) error {
 // beirDepth is the depth of nDCG and recall at ten.
 const beirDepth = 10
 
-func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) {
+func (a *cli) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	col, err := eval.LoadBEIR(o.beir, o.split)
 	if err != nil {
 		return nil, &fault.Error{Code: fault.Invalid, Msg: "load BEIR collection", Err: err}
@@ -332,7 +332,7 @@ func (a *app) evalBEIR(ctx context.Context, o evalFlags) ([]eval.Record, error) 
 // re-syncs at the cost of a scan), syncs them and opens the library. docOf
 // gives the documents of a hit: several when documents have the same text
 // and so are one book.
-func (a *app) beirLibrary(ctx context.Context, col *eval.Collection, workdir string) (*retrieve.Library, func(retrieve.HitView) []string, func(), error) {
+func (a *cli) beirLibrary(ctx context.Context, col *eval.Collection, workdir string) (*retrieve.Library, func(retrieve.HitView) []string, func(), error) {
 	cleanup := func() {}
 	if workdir == "" {
 		tmp, err := os.MkdirTemp("", "grimoire-eval-")
@@ -365,6 +365,7 @@ func (a *app) beirLibrary(ctx context.Context, col *eval.Collection, workdir str
 	}
 	a.cfg.Library = []string{lib}
 	a.cfg.DBPath = filepath.Join(workdir, "grimoire.db")
+	a.configured()
 	lb, closeLib, err := a.syncAndOpen(ctx)
 	if err != nil {
 		return fail(err)
@@ -390,7 +391,7 @@ func (a *app) beirLibrary(ctx context.Context, col *eval.Collection, workdir str
 
 // syncAndOpen brings the configured index up to date with the configured
 // library and opens it for searching.
-func (a *app) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error) {
+func (a *cli) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error) {
 	start := time.Now()
 	run, err := a.sync(ctx, "eval", nil, syncFlags{})
 	if err != nil {
@@ -405,11 +406,11 @@ func (a *app) syncAndOpen(ctx context.Context) (*retrieve.Library, func(), error
 
 // openPrepared opens the library for searching with its vectors loaded,
 // saying so on a terminal: loading takes seconds on a large library.
-func (a *app) openPrepared(ctx context.Context) (*retrieve.Library, func(), error) {
+func (a *cli) openPrepared(ctx context.Context) (*retrieve.Library, func(), error) {
 	prog := a.newProgress()
 	defer prog.done()
 	prog.note("loading", "the index's vectors")
-	lb, closeLib, err := a.openLibrary(ctx)
+	lb, closeLib, err := a.svc.OpenLibrary(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -460,7 +461,7 @@ func search(ctx context.Context, lb *retrieve.Library, q retrieve.Query) ([]retr
 }
 
 // evalGold runs a user's gold set against the configured library.
-func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval.Record, error) {
+func (a *cli) evalGold(ctx context.Context, path string, modes []string) ([]eval.Record, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &fault.Error{Code: fault.Invalid, Msg: "open gold set", Err: err}
@@ -470,7 +471,7 @@ func (a *app) evalGold(ctx context.Context, path string, modes []string) ([]eval
 	if err != nil {
 		return nil, &fault.Error{Code: fault.Invalid, Msg: "read gold set " + path, Err: err}
 	}
-	lb, closeLib, err := a.openLibrary(ctx)
+	lb, closeLib, err := a.svc.OpenLibrary(ctx)
 	if err != nil {
 		return nil, err
 	}

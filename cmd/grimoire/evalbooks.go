@@ -21,7 +21,7 @@ const booksLimit = 10
 // evalBooks asks the book questions of the library in each mode: as they
 // are written, and with --phrasings as a client model asked them too (a
 // set of its own; the hook has no model, and asks the question alone).
-func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error) {
+func (a *cli) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	qs, err := eval.LoadBookQuestions(o.books)
 	if err != nil {
 		return nil, &fault.Error{Code: fault.Invalid, Msg: "read book questions", Err: err}
@@ -100,7 +100,7 @@ func (a *app) evalBooks(ctx context.Context, o evalFlags) ([]eval.Record, error)
 
 // evalPrompts gives the prompt hook each ordinary prompt: the records say
 // whether it stayed silent (NoMatch), as it should.
-func (a *app) evalPrompts(ctx context.Context, o evalFlags) ([]eval.Record, error) {
+func (a *cli) evalPrompts(ctx context.Context, o evalFlags) ([]eval.Record, error) {
 	ps, err := eval.LoadPrompts(o.prompts)
 	if err != nil {
 		return nil, &fault.Error{Code: fault.Invalid, Msg: "read prompts", Err: err}
@@ -139,7 +139,7 @@ func hookPassages(ctx context.Context, lb *retrieve.Library, prompt string, g re
 
 // evalLibrary opens the library the questions are asked of: DIR's index,
 // synced first, with --workdir DIR; else the configured one as it is.
-func (a *app) evalLibrary(ctx context.Context, o evalFlags) (*retrieve.Library, func(), error) {
+func (a *cli) evalLibrary(ctx context.Context, o evalFlags) (*retrieve.Library, func(), error) {
 	if o.workdir == "" {
 		return a.openPrepared(ctx)
 	}
@@ -147,6 +147,7 @@ func (a *app) evalLibrary(ctx context.Context, o evalFlags) (*retrieve.Library, 
 		return nil, nil, err
 	}
 	a.cfg.DBPath = filepath.Join(o.workdir, "grimoire.db")
+	a.configured()
 	return a.syncAndOpen(ctx)
 }
 
@@ -177,7 +178,7 @@ func passages(hits []retrieve.HitView) []eval.Passage {
 // passage holds a quote (a chunk boundary or the text extraction cuts it
 // up). Those questions count as missed in every mode; the warning tells a
 // miss that search can fix from one it cannot.
-func (a *app) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []eval.BookQuestion, judges []*eval.BookJudge, prog *progress) error {
+func (a *cli) checkAnswerable(ctx context.Context, lb *retrieve.Library, qs []eval.BookQuestion, judges []*eval.BookJudge, prog *progress) error {
 	prog.note("checking", "which questions a passage of the library answers")
 	books, err := lb.DB.Books(ctx, index.BookFilter{ReadyOnly: true})
 	if err != nil {

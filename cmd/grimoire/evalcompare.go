@@ -11,7 +11,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 )
 
-func (a *app) evalCompareCmd() *cobra.Command {
+func (a *cli) evalCompareCmd() *cobra.Command {
 	var modeA, modeB string
 	var asJSON bool
 	cmd := &cobra.Command{

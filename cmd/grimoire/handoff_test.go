@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/handoff"
 	"github.com/grimoire-search/grimoire/index"
 )
 
@@ -229,35 +227,4 @@ func TestWatcherSwitchesModel(t *testing.T) {
 		t.Errorf("vector search after the switch: %v", first(hits))
 	}
 	w.stopped(t, 5*time.Second)
-}
-
-// TestHandedSyncIsChecked: a sync handed to the watcher with a kind no
-// command sends, or a scope outside its library, is Invalid before the
-// watch loop hears of it.
-func TestHandedSyncIsChecked(t *testing.T) {
-	t.Parallel()
-	lib := t.TempDir()
-	a := &app{cfg: &Config{Library: []string{lib}}}
-	tests := []struct {
-		name string
-		args syncArgs
-		bad  bool
-	}{
-		{name: "a sync of a file in the library", args: syncArgs{Kind: "sync", Library: []string{lib}, Scope: []string{filepath.Join(lib, "a.md")}}},
-		{name: "an unknown kind", args: syncArgs{Kind: "purge", Library: []string{lib}}, bad: true},
-		{name: "a scope outside the library", args: syncArgs{Kind: "sync", Library: []string{lib}, Scope: []string{filepath.Dir(lib)}}, bad: true},
-		{name: "a relative scope", args: syncArgs{Kind: "sync", Library: []string{lib}, Scope: []string{"a.md"}}, bad: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			req, err := handoff.NewRequest(opSync, tc.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _, err = a.loopWork(req, nil, "grimoire watch", nil)
-			if tc.bad != (fault.CodeOf(err) == fault.Invalid) || !tc.bad && err != nil {
-				t.Errorf("error %v (code %v), bad %v", err, fault.CodeOf(err), tc.bad)
-			}
-		})
-	}
 }

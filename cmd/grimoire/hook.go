@@ -50,7 +50,7 @@ const (
 // command (/compact, /plugin:skill), which reaches the hook unexpanded.
 var slashCommand = regexp.MustCompile(`^/[A-Za-z0-9:_-]+$`)
 
-func (a *app) hookCmd() *cobra.Command {
+func (a *cli) hookCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:         "hook NAME",
 		Short:       "Hooks for assistants: passages from the library for each prompt",
@@ -78,7 +78,7 @@ func hookNames(cmd *cobra.Command) string {
 	return strings.Join(names, ", ")
 }
 
-func (a *app) claudeCodeHookCmd() *cobra.Command {
+func (a *cli) claudeCodeHookCmd() *cobra.Command {
 	var budget time.Duration
 	var limit int
 	var gate string
@@ -176,7 +176,7 @@ type promptEvent struct {
 
 // recall reads the hook's input and returns what to print: nothing, or the
 // JSON that adds the passages to Claude's context.
-func (a *app) recall(ctx context.Context, g retrieve.Gate, limit int) (string, error) {
+func (a *cli) recall(ctx context.Context, g retrieve.Gate, limit int) (string, error) {
 	raw, err := io.ReadAll(io.LimitReader(a.stdin, hookStdinBytes+1))
 	if err != nil {
 		return "", fmt.Errorf("read the hook's input: %w", err)
@@ -207,7 +207,7 @@ func (a *app) recall(ctx context.Context, g retrieve.Gate, limit int) (string, e
 		a.log.Debug("hook: prompt not searched", "why", why)
 		return "", nil
 	}
-	lib, closeLib, err := a.openLibrary(ctx)
+	lib, closeLib, err := a.svc.OpenLibrary(ctx)
 	if err != nil {
 		return "", err
 	}

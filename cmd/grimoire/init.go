@@ -197,7 +197,7 @@ func durationText(d time.Duration) string {
 	return d.String()
 }
 
-func (a *app) initCmd() *cobra.Command {
+func (a *cli) initCmd() *cobra.Command {
 	var force, yes bool
 	var ollamaURL string
 	cmd := &cobra.Command{
@@ -225,7 +225,7 @@ built-in embedder is kept. Nothing is ever downloaded.`,
 	return cmd
 }
 
-func (a *app) runInit(ctx context.Context, dir, ollamaURL string, force, yes bool) error {
+func (a *cli) runInit(ctx context.Context, dir, ollamaURL string, force, yes bool) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -332,7 +332,7 @@ func pick(models, preferred []string) string {
 	return models[0]
 }
 
-func (a *app) choose(in *bufio.Reader, what string, options []string, def string) string {
+func (a *cli) choose(in *bufio.Reader, what string, options []string, def string) string {
 	fmt.Fprintf(a.stdout, "Ollama has these %ss:\n", what)
 	for i, o := range options {
 		fmt.Fprintf(a.stdout, "  %d. %s\n", i+1, o)
@@ -351,14 +351,14 @@ func (a *app) choose(in *bufio.Reader, what string, options []string, def string
 	return def
 }
 
-func (a *app) confirm(in *bufio.Reader, question string) bool {
+func (a *cli) confirm(in *bufio.Reader, question string) bool {
 	fmt.Fprint(a.stdout, question)
 	line, _ := in.ReadString('\n')
 	line = strings.ToLower(strings.TrimSpace(line))
 	return line == "y" || line == "yes"
 }
 
-func (a *app) stdinIsTerminal() bool {
+func (a *cli) stdinIsTerminal() bool {
 	f, ok := a.stdin.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
-func (a *app) listCmd() *cobra.Command {
+func (a *cli) listCmd() *cobra.Command {
 	var asJSON bool
 	var f index.BookFilter
 	cmd := &cobra.Command{
@@ -25,7 +25,7 @@ func (a *app) listCmd() *cobra.Command {
 		Short: "List the books in the index",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, closeLib, err := a.openLibrary(cmd.Context())
+			lib, closeLib, err := a.svc.OpenLibrary(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -15,10 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/model/embed"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; left
@@ -42,9 +41,9 @@ const (
 	exitDamaged  = 5
 )
 
-// app holds what every command shares: streams, global flags and the
+// cli holds what every command shares: streams, global flags and the
 // configuration, loaded once a command runs.
-type app struct {
+type cli struct {
 	stdin io.Reader
 	// stdout is for people: control characters in it are made visible
 	// (see terminalWriter); rawStdout is exact, for JSON and MCP.
@@ -58,15 +57,14 @@ type app struct {
 	// indexNoted is the warning about two indexes already printed.
 	indexNoted string
 	log        *slog.Logger
-	emb        embed.Embedder // once connected
-	// parsers read the books, once a sync or watch needs them.
-	parsers *ingest.Parsers
+	// svc runs the operations, once the configuration is loaded.
+	svc *app.Service
 	// started is when the command began: progress counts from it.
 	started time.Time
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr, started: time.Now()}
+	a := &cli{stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr, started: time.Now()}
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -82,10 +80,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// cobra's own: an unknown command.
 		err = usageError{fmt.Errorf("%w\nsee `grimoire --help` for the commands", unknownCommand(root, err))}
 	}
-	if a.parsers != nil {
+	if a.svc != nil {
 		// Closing only frees what the parsers hold (PDFium's memory);
 		// the process is about to exit, which frees it too.
-		a.parsers.Close()
+		a.svc.Close()
 	}
 	if err == nil {
 		return exitOK
@@ -94,8 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stderr, "grimoire: interrupted")
 		return exitInterrupted
 	}
-	if a.cfg != nil {
-		err = index.ExplainDamage(err, a.cfg.DBPath)
+	if a.svc != nil {
+		err = a.svc.Explain(err)
 	}
 	fmt.Fprintln(stderr, "grimoire: "+escapeControls(err.Error(), "\n\t"))
 	var ue usageError
@@ -153,7 +151,7 @@ func usageArgs(cmd *cobra.Command) {
 	}
 }
 
-func (a *app) rootCmd() *cobra.Command {
+func (a *cli) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "grimoire",
 		Short: "Search your own books, from the terminal and from Claude",
@@ -196,7 +194,7 @@ leaves your machine. It reads ` + strings.Join(ingest.Formats().Names(), ", ") +
 }
 
 // setup loads the configuration and the logger before any command runs.
-func (a *app) setup(cmd *cobra.Command) error {
+func (a *cli) setup(cmd *cobra.Command) error {
 	cfg, err := loadConfig(a.configFlag, a.libraryFlag)
 	if err != nil {
 		return err
@@ -224,11 +222,20 @@ func (a *app) setup(cmd *cobra.Command) error {
 		level = slog.LevelInfo
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	a.configured()
 	return nil
 }
 
+// configured builds the service anew from a.cfg, which changed.
+func (a *cli) configured() {
+	if a.svc != nil {
+		a.svc.Close()
+	}
+	a.svc = app.New(a.cfg.settings(), a.log, front{a})
+}
+
 // printJSON writes v as one indented JSON document on stdout.
-func (a *app) printJSON(v any) error {
+func (a *cli) printJSON(v any) error {
 	enc := json.NewEncoder(a.rawStdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) mcpConfigCmd() *cobra.Command {
+func (a *cli) mcpConfigCmd() *cobra.Command {
 	var watch bool
 	cmd := &cobra.Command{
 		Use:   "mcp-config",
@@ -81,7 +81,7 @@ folder).`,
 // noteLibraryConfig says, when the setup names the library by its folder,
 // that a grimoire.toml in that folder (as init writes) is not what the
 // server will read: the index is the same, but not the models.
-func (a *app) noteLibraryConfig() {
+func (a *cli) noteLibraryConfig() {
 	if len(a.cfg.Library) == 0 {
 		return
 	}
@@ -95,7 +95,7 @@ func (a *app) noteLibraryConfig() {
 // warnGoRun says that exe is a binary `go run` built, which Claude would
 // lose, and gives the commands that install grimoire and print its
 // configuration again; libArgs are the configuration's flags.
-func (a *app) warnGoRun(exe string, libArgs []string) {
+func (a *cli) warnGoRun(exe string, libArgs []string) {
 	quoted := make([]string, len(libArgs))
 	for i, s := range libArgs {
 		quoted[i] = shellQuote(s)

@@ -9,14 +9,14 @@ import (
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
-func (a *app) outlineCmd() *cobra.Command {
+func (a *cli) outlineCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "outline SLUG",
 		Short: "Show a book's chapters and sections",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, closeLib, err := a.openLibrary(cmd.Context())
+			lib, closeLib, err := a.svc.OpenLibrary(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -50,7 +50,7 @@ func (a *app) outlineCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) sectionCmd() *cobra.Command {
+func (a *cli) sectionCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "section SLUG CHAPTER SECTION",
@@ -62,7 +62,7 @@ func (a *app) sectionCmd() *cobra.Command {
 			if err1 != nil || err2 != nil {
 				return usageError{fmt.Errorf("CHAPTER and SECTION are numbers, as `grimoire outline %s` shows them", args[0])}
 			}
-			lib, closeLib, err := a.openLibrary(cmd.Context())
+			lib, closeLib, err := a.svc.OpenLibrary(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -12,10 +12,10 @@ import (
 	"golang.org/x/term"
 	"golang.org/x/text/width"
 
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/handoff"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
 // progress shows one line on stderr, when it is a terminal, that says what
@@ -71,7 +71,7 @@ type progressLine struct {
 // progressDelay is how long a command runs before its line shows.
 const progressDelay = time.Second
 
-func (a *app) newProgress() *progress {
+func (a *cli) newProgress() *progress {
 	p := &progress{w: a.stderr, fd: -1, start: a.started, now: time.Now}
 	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.fd, p.enabled = int(f.Fd()), true
@@ -135,14 +135,16 @@ func (p *progress) show(l progressLine) {
 
 // follow shows the progress of a sync: the scan, the hashing, then each
 // book's ingest.
-func (p *progress) follow(opts *syncer.Options) {
-	p.note("scanning the library", "")
-	opts.Reconcile.Progress = func(done, total int) { p.counted("hashing", done, total, "file") }
-	opts.Ingest.Progress = p.ingest
+func (p *progress) follow() app.Listener {
+	return app.Listener{
+		Started:   func() { p.note("scanning the library", "") },
+		Hashing:   func(done, total int) { p.Counted("hashing", done, total, "file") },
+		Ingesting: p.Ingest,
+	}
 }
 
-// counted shows a step measured in nouns: "hashing 120/1,500 files".
-func (p *progress) counted(step string, done, total int, noun string) {
+// Counted shows a step measured in nouns: "hashing 120/1,500 files".
+func (p *progress) Counted(step string, done, total int, noun string) {
 	p.show(progressLine{step: step, done: int64(done), total: int64(total), count: fmt.Sprintf("%s/%s", grouped(done), plural(total, noun))})
 }
 
@@ -151,10 +153,10 @@ func (p *progress) note(step, now string) {
 	p.show(progressLine{step: step, now: now})
 }
 
-// ingest shows where an ingest run is: the book in work and its stage,
+// Ingest shows where an ingest run is: the book in work and its stage,
 // with the run measured by the size of its books; while OCR reads a
 // book's scans, which may take hours and adds no bytes, by its pages.
-func (p *progress) ingest(g ingest.Progress) {
+func (p *progress) Ingest(g ingest.Progress) {
 	if g.Stage == ingest.StageOCR {
 		p.show(ocrLine(g))
 		return

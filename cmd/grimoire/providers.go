@@ -1,32 +1,34 @@
 package main
 
 import (
-	"github.com/grimoire-search/grimoire/model/embed"
+	"github.com/grimoire-search/grimoire/app"
+	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/model/llm"
 	"github.com/grimoire-search/grimoire/model/rerank"
+	"github.com/grimoire-search/grimoire/watcher"
 )
 
-// embedConfig is the [embedding] section as package embed takes it.
-func (c *Config) embedConfig() embed.Config { return c.Embedding.config() }
-
-// config is the section as package embed takes it. Either prefix set
-// replaces both of the model family's.
-func (e embeddingSection) config() embed.Config {
-	var prefixes *embed.Prefixes
-	if e.QueryPrefix != "" || e.DocumentPrefix != "" {
-		prefixes = &embed.Prefixes{Query: e.QueryPrefix, Document: e.DocumentPrefix}
+// settings is the configuration as the application service takes it.
+func (c *Config) settings() app.Settings {
+	x, r, ch, o := c.Context, c.Rerank, c.Chunking, c.OCR
+	return app.Settings{
+		Library:            c.Library,
+		DBPath:             c.DBPath,
+		MaxFileSize:        c.MaxFileSize << 20,
+		Embedding:          c.Embedding,
+		Context:            llm.Config{Provider: x.Provider, Model: x.Model, URL: x.URL, APIKeyEnv: x.APIKeyEnv},
+		ContextConcurrency: x.Concurrency,
+		Rerank:             rerank.Config{Provider: r.Provider, Model: r.Model, URL: r.URL, APIKeyEnv: r.APIKeyEnv},
+		Retrieval:          c.retrieveOptions(),
+		Chunking:           ingest.Chunking{ChunkTokens: ch.ChunkTokens, OverlapTokens: ch.OverlapTokens, SectionSplitTokens: ch.SectionSplitTokens},
+		OCR: ingest.OCROptions{
+			Off:         o.Enabled == "off",
+			Tesseract:   o.Tesseract,
+			Languages:   o.Languages,
+			DPI:         o.DPI,
+			Concurrency: o.Concurrency,
+		},
+		CalibrePrefer: c.Calibre.Prefer,
+		Watch:         watcher.Options{Debounce: c.Watch.Debounce, RescanInterval: c.Watch.RescanInterval},
 	}
-	return embed.Config{Provider: e.Provider, Model: e.Model, URL: e.URL, APIKeyEnv: e.APIKeyEnv, Prefixes: prefixes}
-}
-
-// llmConfig is the [context] section as package llm takes it.
-func (c *Config) llmConfig() llm.Config {
-	x := c.Context
-	return llm.Config{Provider: x.Provider, Model: x.Model, URL: x.URL, APIKeyEnv: x.APIKeyEnv}
-}
-
-// rerankConfig is the [rerank] section as package rerank takes it.
-func (c *Config) rerankConfig() rerank.Config {
-	r := c.Rerank
-	return rerank.Config{Provider: r.Provider, Model: r.Model, URL: r.URL, APIKeyEnv: r.APIKeyEnv}
 }

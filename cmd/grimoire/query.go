@@ -13,7 +13,7 @@ import (
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
-func (a *app) queryCmd() *cobra.Command {
+func (a *cli) queryCmd() *cobra.Command {
 	var asJSON bool
 	var q retrieve.Query
 	cmd := &cobra.Command{
@@ -39,7 +39,7 @@ with the others under "also in".`,
 			// has nothing to write back, and closing it would free the
 			// page cache a page at a time (0.4 s after a search of a
 			// million chunks), which exiting does at once.
-			lib, _, err := a.openLibrary(cmd.Context())
+			lib, _, err := a.svc.OpenLibrary(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -106,7 +106,7 @@ with the others under "also in".`,
 // current folder when that lies in the library (`--path .` in a folder of
 // books), else from the library folders: the first one that has it, or
 // the first one.
-func (a *app) libraryPath(p string) (string, error) {
+func (a *cli) libraryPath(p string) (string, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return "", err

@@ -3,19 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/library"
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/model/llm"
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
-func (a *app) rebuildCmd() *cobra.Command {
+func (a *cli) rebuildCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "rebuild",
@@ -47,55 +42,18 @@ has finished, other commands that write the index refuse to run.`,
 	return cmd
 }
 
-// rebuildView is the shape of `grimoire rebuild --json`.
-type rebuildView struct {
-	index.RebuildReport
-	Index      string            `json:"index"`
-	Failures   []library.Failure `json:"failures"`
-	DurationMS int64             `json:"duration_ms"`
-}
-
-func (a *app) rebuild(ctx context.Context) (rebuildView, error) {
-	start := time.Now()
+func (a *cli) rebuild(ctx context.Context) (app.Rebuilt, error) {
 	if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
-		return rebuildView{}, err
-	}
-	w, err := index.Rebuild(ctx, a.cfg.DBPath, "grimoire rebuild")
-	if err != nil {
-		return rebuildView{}, err
-	}
-	defer w.Close()
-	opts, err := a.syncerOptions(ctx, w)
-	if err != nil {
-		return rebuildView{}, err
+		return app.Rebuilt{}, err
 	}
 	prog := a.newProgress()
-	prog.follow(&opts)
-	run, err := syncer.Sync(ctx, w, opts, "rebuild", nil)
-	prog.done()
-	if err != nil {
-		return rebuildView{}, err
-	}
-	// A library folder that is not there (an unplugged drive) gave none of
-	// its books back: keep the salvage for them until it is.
-	for _, root := range a.cfg.Library {
-		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-			return rebuildView{}, (&fault.Error{Code: fault.NotFound, Msg: fmt.Sprintf("the rebuild is not finished: library folder %s cannot be read", root)}).
-				WithHint("run `grimoire rebuild` again once it is back; until then the books found so far answer queries")
-		}
-	}
-	rep, err := w.FinishRebuild(ctx)
-	if err != nil {
-		return rebuildView{}, err
-	}
-	f := run.Failures
-	if f == nil {
-		f = []library.Failure{}
-	}
-	return rebuildView{RebuildReport: rep, Index: w.Path(), Failures: f, DurationMS: time.Since(start).Milliseconds()}, nil
+	defer prog.done()
+	l := prog.follow()
+	l.Ended = prog.done
+	return a.svc.Rebuild(ctx, l)
 }
 
-func (a *app) printRebuild(v rebuildView) {
+func (a *cli) printRebuild(v app.Rebuilt) {
 	w := a.stdout
 	fmt.Fprintf(w, "rebuilt %s from the library: %s, %s (%.1fs)\n", v.Index, plural(v.Books, "book"), plural(v.Chunks, "chunk"), float64(v.DurationMS)/1000)
 	state := "was sound"

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/fault"
-	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/mcp"
 )
@@ -29,7 +29,7 @@ type serveFlags struct {
 	allowOrigins []string
 }
 
-func (a *app) serveCmd() *cobra.Command {
+func (a *cli) serveCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -60,7 +60,7 @@ minutes end, and at most 1,000 are open at once.`,
 	return cmd
 }
 
-func (a *app) serve(ctx context.Context, f serveFlags) error {
+func (a *cli) serve(ctx context.Context, f serveFlags) error {
 	var httpOpts mcp.HTTPOptions
 	var addr string
 	if f.http != "" {
@@ -71,7 +71,7 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 	} else if f.noAuth || len(f.allowOrigins) > 0 {
 		return usageError{errors.New("--no-auth and --allow-origin go with --http")}
 	}
-	// Checked before waitForIndex, which would make an index.
+	// Checked before WaitForIndex, which would make an index.
 	if err := a.cfg.requireFolders(ctx); err != nil {
 		return err
 	}
@@ -89,20 +89,25 @@ func (a *app) serve(ctx context.Context, f serveFlags) error {
 			return err
 		}
 	}
-	if err := a.waitForIndex(ctx); err != nil {
+	if err := a.svc.WaitForIndex(ctx, "grimoire serve"); err != nil {
 		return err
 	}
 	if f.watch {
-		// Only now: waitForIndex may take the writer for a moment to
+		// Only now: WaitForIndex may take the writer for a moment to
 		// create the index, and a watch that found it taken would wait
 		// half a minute before it tried again.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.watchWhenFree(ctx)
+			a.svc.WatchWhenFree(ctx, "grimoire serve --watch", func() app.Listener {
+				// stdout is the MCP channel: what the watch does goes
+				// to stderr, with the logs.
+				log := a.watchLog(a.stderr)
+				return app.Listener{Changed: log.reconciled, Ingested: log.ingested}
+			})
 		}()
 	}
-	lib, closeLib, err := a.openLibrary(ctx)
+	lib, closeLib, err := a.svc.OpenLibrary(ctx)
 	if err != nil {
 		return err
 	}
@@ -164,80 +169,4 @@ func loopbackDefault(addr string) (string, error) {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port), nil
-}
-
-// waitForIndex makes sure there is an index to read: when none exists yet,
-// or an older grimoire wrote it, it creates or upgrades it (if no other
-// process is writing) or waits for the writer that is doing so.
-func (a *app) waitForIndex(ctx context.Context) error {
-	for {
-		if _, err := os.Stat(a.cfg.DBPath); err == nil {
-			r, err := index.OpenReader(ctx, a.cfg.DBPath)
-			if err == nil {
-				r.Close()
-				return nil
-			}
-			if fault.CodeOf(err) != fault.NotFound && !errors.Is(err, index.ErrOutdated) {
-				return err
-			}
-			if errors.Is(err, index.ErrOutdated) {
-				// A client that gives up on the server meanwhile stops
-				// the upgrade, which then starts again at the next start.
-				fmt.Fprintf(a.stderr, "grimoire: upgrading the index %s before serving, once; on a large library this takes a minute or more (if the client gives up waiting, run `grimoire sync` once in a terminal)\n", a.cfg.DBPath)
-			}
-		}
-		w, err := index.OpenWriter(ctx, a.cfg.DBPath, "grimoire serve")
-		if err == nil {
-			w.Close()
-			continue
-		}
-		if fault.CodeOf(err) != fault.Conflict {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// watchWhenFree runs the watcher whenever the writer lock is free, and stays
-// quietly read-only while another process holds it, trying again now and
-// then.
-func (a *app) watchWhenFree(ctx context.Context) {
-	const retry = 30 * time.Second
-	for ctx.Err() == nil {
-		w, err := a.openWriter(ctx, "grimoire serve --watch")
-		if err != nil {
-			if fault.CodeOf(err) != fault.Conflict {
-				a.log.Error("cannot watch the library", "err", err)
-			} else {
-				a.log.Info("another process writes the index; serving read-only", "err", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(retry):
-				continue
-			}
-		}
-		opts, err := a.syncerOptions(ctx, w)
-		if err == nil {
-			// stdout is the MCP channel: what the watch does goes to
-			// stderr, with the logs.
-			log := a.watchLog(a.stderr)
-			opts.Reconcile.Changed = log.reconciled
-			opts.Ingest.Finished = log.ingested
-			err = a.watchTakingRequests(ctx, w, opts, "grimoire serve --watch")
-		}
-		w.Close()
-		if err != nil {
-			a.log.Error("watching stopped", "err", err)
-			select {
-			case <-ctx.Done():
-			case <-time.After(retry):
-			}
-		}
-	}
 }

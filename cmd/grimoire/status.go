@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -11,21 +10,19 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
-func (a *app) statusCmd() *cobra.Command {
+func (a *cli) statusCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what the index holds, what is pending or failed, and the last sync",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.status(cmd.Context())
+			v, err := a.svc.Status(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -40,31 +37,7 @@ func (a *app) statusCmd() *cobra.Command {
 	return cmd
 }
 
-func (a *app) status(ctx context.Context) (retrieve.StatusView, error) {
-	if err := a.cfg.requireFolders(ctx); err != nil {
-		return retrieve.StatusView{}, err
-	}
-	r, err := index.OpenReader(ctx, a.cfg.DBPath)
-	if fault.CodeOf(err) == fault.NotFound {
-		// No index yet is a state, not an error.
-		return retrieve.StatusView{Library: a.cfg.Library, DBPath: a.cfg.DBPath, Failures: []library.Failure{}, Held: []library.Hold{}, OCR: []index.OCRBook{}, Unsupported: []library.Unsupported{}, EmbeddingModel: a.cfg.embedConfig().Name()}, nil
-	}
-	if err != nil {
-		return retrieve.StatusView{}, err
-	}
-	defer r.Close()
-	lib := &retrieve.Library{DB: &r.DB}
-	v, err := lib.Status(ctx, a.cfg.Library)
-	if err != nil {
-		return v, err
-	}
-	if v.EmbeddingModel == "" {
-		v.EmbeddingModel = a.cfg.embedConfig().Name()
-	}
-	return v, nil
-}
-
-func (a *app) printStatus(v retrieve.StatusView) {
+func (a *cli) printStatus(v retrieve.StatusView) {
 	w := a.stdout
 	if !v.IndexExists {
 		// Zero counts and "last sync never" would read like an empty

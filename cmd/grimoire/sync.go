@@ -12,14 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/reconcile"
-	"github.com/grimoire-search/grimoire/syncer"
 )
 
-func (a *app) syncCmd() *cobra.Command {
+func (a *cli) syncCmd() *cobra.Command {
 	var asJSON, retry, prune bool
 	cmd := &cobra.Command{
 		Use:   "sync [PATH]",
@@ -79,7 +78,7 @@ those removals.`,
 // folder inside the library, never through a symbolic link. Outside the
 // library it is an error, unless nothing names the library or the index,
 // in which case a folder PATH becomes the library (scope nil).
-func (a *app) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
+func (a *cli) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
 	p, err := filepath.Abs(arg)
 	if err != nil {
 		return nil, usageError{err}
@@ -119,64 +118,18 @@ type syncFlags struct {
 
 // sync runs one reconcile-and-ingest pass under the writer lock, or has
 // the running watcher run it.
-func (a *app) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*library.Run, error) {
+func (a *cli) sync(ctx context.Context, kind string, scope []string, flags syncFlags) (*library.Run, error) {
 	if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 		return nil, err
 	}
-	args := syncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}
 	prog := a.newProgress()
 	defer prog.done()
-	r, err := withWriter(ctx, a, "grimoire "+kind, opSync, args, func(w *index.Writer) (syncResult, error) {
-		opts, err := a.syncerOptions(ctx, w)
-		if err != nil {
-			return syncResult{}, err
-		}
-		opts.Reconcile.Prune = flags.prune
-		if flags.retry {
-			if err := w.RetryFailed(ctx); err != nil {
-				return syncResult{}, err
-			}
-		}
-		prog.follow(&opts)
-		if c := flags.changes; c != nil {
-			c.prog = prog
-			opts.Reconcile.Changed = c.reconciled
-			opts.Ingest.Finished = c.ingested
-		}
-		run, err := syncer.Sync(ctx, w, opts, kind, scope)
-		return syncResultOf(run), err
-	})
-	return r.run(), err
-}
-
-type syncArgs struct {
-	Kind string `json:"kind"`
-	// Library is the command's library, which must be the watcher's.
-	Library []string `json:"library"`
-	Scope   []string `json:"scope"`
-	Retry   bool     `json:"retry"`
-	Prune   bool     `json:"prune"`
-}
-
-// syncResult is a sync's run as it travels from a watcher: with its holds,
-// which a run leaves out of its JSON.
-type syncResult struct {
-	Run   *library.Run   `json:"run"`
-	Holds []library.Hold `json:"holds"`
-}
-
-func syncResultOf(run *library.Run) syncResult {
-	if run == nil {
-		return syncResult{}
+	l := prog.follow()
+	if c := flags.changes; c != nil {
+		c.prog = prog
+		l.Changed, l.Ingested = c.reconciled, c.ingested
 	}
-	return syncResult{Run: run, Holds: run.Holds}
-}
-
-func (r syncResult) run() *library.Run {
-	if r.Run != nil {
-		r.Run.Holds = r.Holds
-	}
-	return r.Run
+	return a.svc.Sync(ctx, app.SyncArgs{Kind: kind, Library: a.cfg.Library, Scope: scope, Retry: flags.retry, Prune: flags.prune}, l)
 }
 
 func unwrapPathError(err error) error {
@@ -208,7 +161,7 @@ func syncJSON(r *library.Run) any {
 	return out{Counters: r.Counters, Failures: f, Holds: h, Started: r.Started, Finished: r.Finished, DurationMS: r.Finished.Sub(r.Started).Milliseconds()}
 }
 
-func (a *app) printSyncSummary(r *library.Run) {
+func (a *cli) printSyncSummary(r *library.Run) {
 	c := r.Counters
 	// Hashed is a part of Scanned (the rest were known by their size and
 	// time), and New counts books, which content already hashed can make

@@ -5,10 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/ingest"
 )
 
-func (a *app) watchCmd() *cobra.Command {
+func (a *cli) watchCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "watch",
 		Short: "Keep the index in sync with the library until interrupted",
@@ -22,28 +23,22 @@ rescan_interval as a safety net. Ctrl-C (or SIGTERM) stops it cleanly.`,
 			if err := a.cfg.requireLibrary(ctx, a.stderr); err != nil {
 				return err
 			}
-			w, err := a.openWriter(ctx, "grimoire watch")
-			if err != nil {
-				return err
-			}
-			defer w.Close()
-			opts, err := a.syncerOptions(ctx, w)
-			if err != nil {
-				return err
-			}
 			// What the watch does goes to stdout, a line per change.
 			log := a.watchLog(a.stdout)
 			// A book that takes long says how it is getting on.
 			prog := a.newWatchProgress(log)
 			defer prog.done()
-			opts.Reconcile.Changed = log.reconciled
-			opts.Ingest.Progress = prog.ingest
-			opts.Ingest.Finished = func(o ingest.Outcome) {
-				prog.finished()
-				log.ingested(o)
-			}
-			fmt.Fprintf(a.stderr, "grimoire: watching %s, index %s; Ctrl-C to stop\n", plural(len(a.cfg.Library), "folder"), a.cfg.DBPath)
-			return a.watchTakingRequests(ctx, w, opts, "grimoire watch")
+			return a.svc.Watch(ctx, "grimoire watch", app.Listener{
+				Started: func() {
+					fmt.Fprintf(a.stderr, "grimoire: watching %s, index %s; Ctrl-C to stop\n", plural(len(a.cfg.Library), "folder"), a.cfg.DBPath)
+				},
+				Changed:   log.reconciled,
+				Ingesting: prog.ingest,
+				Ingested: func(o ingest.Outcome) {
+					prog.finished()
+					log.ingested(o)
+				},
+			})
 		},
 	}
 }

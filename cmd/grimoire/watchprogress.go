@@ -39,7 +39,7 @@ type watchProgress struct {
 
 // newWatchProgress follows a watch's ingest for log, which it keeps out
 // of the way of the line on a terminal. done stops it.
-func (a *app) newWatchProgress(log *changeLog) *watchProgress {
+func (a *cli) newWatchProgress(log *changeLog) *watchProgress {
 	w := &watchProgress{log: log, now: time.Now}
 	if p := a.newProgress(); p.enabled {
 		p.start = time.Now()
