@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"math"
@@ -24,12 +23,11 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	"github.com/grimoire-search/grimoire/internal/libfile"
-	folder "github.com/grimoire-search/grimoire/internal/mdbook"
 	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/model/llm"
+	"github.com/grimoire-search/grimoire/source"
 	"github.com/grimoire-search/grimoire/subword"
 )
 
@@ -579,18 +577,15 @@ func (p *pipeline) unsettled(b library.Book, files []library.File, path string) 
 	now := time.Now()
 	changed, quietAt := false, time.Time{}
 	for _, f := range files {
-		if f.SourceType == folder.Type {
-			continue // its row folds all its files; the walk compares them
+		same, modTime, ok := source.Now(f)
+		if !ok {
+			continue
 		}
-		info, err := libfile.Stat(f.Root, f.Path)
-		if err != nil {
-			continue // gone or unreadable: the next reconcile sorts it out
-		}
-		if info.Size != f.Size || info.ModTime.UnixNano() != f.MtimeNS || (f.Inode != 0 && info.Ino != f.Inode) {
+		if !same {
 			changed, path = true, f.Path
 			continue
 		}
-		if at := info.ModTime.Add(p.opts.Settle); at.After(now) && (quietAt.IsZero() || at.Before(quietAt)) {
+		if at := modTime.Add(p.opts.Settle); at.After(now) && (quietAt.IsZero() || at.Before(quietAt)) {
 			quietAt, path = at, f.Path
 		}
 	}
@@ -933,11 +928,7 @@ func readContent(ctx context.Context, b library.Book, files []library.File) (str
 	}
 	var lastErr error
 	for _, f := range files {
-		read := libfile.ReadFile
-		if f.SourceType == folder.Type {
-			read = readFolderBook
-		}
-		data, err := read(ctx, f.Root, f.Path, libfile.Want{Size: f.Size, Ino: f.Inode})
+		data, err := source.Read(ctx, f)
 		if err != nil {
 			if ctx.Err() != nil {
 				return f.Path, nil, ctx.Err()
@@ -952,31 +943,6 @@ func readContent(ctx context.Context, b library.Book, files []library.File) (str
 		return f.Path, data, nil
 	}
 	return files[0].Path, nil, lastErr
-}
-
-// readFolderBook reads the mdBook whose SUMMARY.md is at path as the walk
-// did (see internal/mdbook): its chapter files, through libfile, after the
-// list of them. want.Size is the size of all its files when the walk saw
-// them; Ino stands for their identities.
-func readFolderBook(ctx context.Context, root, path string, want libfile.Want) ([]byte, error) {
-	b, err := folder.LoadAt(ctx, root, path)
-	if err != nil {
-		return nil, err
-	}
-	if b.Size() != want.Size || (want.Ino != 0 && b.ID() != want.Ino) {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: libfile.ErrChanged}
-	}
-	n, err := b.Len()
-	if err != nil {
-		return nil, err
-	}
-	r := b.Reader(ctx)
-	defer r.Close()
-	data := make([]byte, n)
-	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, err
-	}
-	return data, nil
 }
 
 func unwrapPath(err error) error {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	folder "github.com/grimoire-search/grimoire/internal/mdbook"
+	folder "github.com/grimoire-search/grimoire/source/mdbook"
 	"github.com/grimoire-search/grimoire/library"
 )
 

@@ -161,8 +161,8 @@ func (s *scanner) sift(sv survey) sifted {
 		}
 	}
 	for _, e := range toHash {
-		if _, known := sv.rows[e.path]; !known && e.inode != 0 {
-			if f, ok := byInode[e.inode]; ok && f.Size == e.size && f.MtimeNS == e.mtimeNS {
+		if _, known := sv.rows[e.Path]; !known && e.Inode != 0 {
+			if f, ok := byInode[e.Inode]; ok && f.Size == e.Size && f.MtimeNS == e.ModTimeNS {
 				out.renamed = append(out.renamed, hashedFile{entry: e, hash: f.Hash, verifiedNS: f.VerifiedNS})
 				continue
 			}
@@ -176,9 +176,9 @@ func (s *scanner) sift(sv survey) sifted {
 // row, and whose mtime is safely older than when the row was verified, is
 // unchanged.
 func (s *scanner) unchanged(e entry, rows map[string]library.File) bool {
-	row, ok := rows[e.path]
-	return ok && row.Size == e.size && row.MtimeNS == e.mtimeNS && (row.Inode == e.inode || e.inode == 0) &&
-		e.mtimeNS+s.racyWindow(e.mtimeNS).Nanoseconds() <= row.VerifiedNS
+	row, ok := rows[e.Path]
+	return ok && row.Size == e.Size && row.MtimeNS == e.ModTimeNS && (row.Inode == e.Inode || e.Inode == 0) &&
+		e.ModTimeNS+s.racyWindow(e.ModTimeNS).Nanoseconds() <= row.VerifiedNS
 }
 
 // decide makes the plan once the files that had to be read are hashed.
@@ -186,7 +186,7 @@ func (s *scanner) unchanged(e entry, rows map[string]library.File) bool {
 // gone (the walk saw their files), so they stay as they were.
 func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 	hashed := append(slices.Clone(sf.renamed), rr.done...)
-	sort.Slice(hashed, func(i, j int) bool { return hashed[i].path < hashed[j].path })
+	sort.Slice(hashed, func(i, j int) bool { return hashed[i].Path < hashed[j].Path })
 
 	// A new path holding the content of a vanished one is that file
 	// moved: the old path's removal is part of the move.
@@ -202,8 +202,8 @@ func (s *scanner) decide(sv survey, sf sifted, rr readResult) plan {
 		return sv.inScope(f) && !isBlocked(path, sv.walk.blocked)
 	}}
 	for _, h := range hashed {
-		row, had := sv.rows[h.path]
-		pt := put{file: library.File{Path: h.path, Root: h.root, Hash: h.hash, Size: h.size, MtimeNS: h.mtimeNS, Inode: h.inode, VerifiedNS: h.verifiedNS, SourceType: h.typ}}
+		row, had := sv.rows[h.Path]
+		pt := put{file: library.File{Path: h.Path, Root: h.Root, Hash: h.hash, Size: h.Size, MtimeNS: h.ModTimeNS, Inode: h.Inode, VerifiedNS: h.verifiedNS, SourceType: h.Type}}
 		switch {
 		case had && row.Hash == h.hash:
 			pt.prev, pt.kind = row.Hash, restat

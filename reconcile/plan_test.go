@@ -46,9 +46,9 @@ func (p plannedFile) row() library.File {
 }
 
 func (p plannedFile) entry() entry {
-	e := entry{path: p.path(), root: planRoot, size: int64(len(p.content)), mtimeNS: settledNS, inode: p.inode, typ: "text"}
+	e := entry{Path: p.path(), Root: planRoot, Size: int64(len(p.content)), ModTimeNS: settledNS, Inode: p.inode, Type: "text"}
 	if p.touched {
-		e.mtimeNS += int64(time.Second)
+		e.ModTimeNS += int64(time.Second)
 	}
 	return e
 }
@@ -172,14 +172,14 @@ func (tc planCase) hash(files []entry) (read []string, rr readResult) {
 		content[f.path()] = f.content
 	}
 	for _, e := range files {
-		read = append(read, rel(e.path))
+		read = append(read, rel(e.Path))
 		switch {
-		case slices.Contains(tc.unstable, rel(e.path)):
+		case slices.Contains(tc.unstable, rel(e.Path)):
 			rr.unstable = append(rr.unstable, e)
-		case slices.Contains(tc.unreadable, rel(e.path)):
-			rr.problems = append(rr.problems, problem{path: e.path, reason: "cannot read", persistent: true})
+		case slices.Contains(tc.unreadable, rel(e.Path)):
+			rr.problems = append(rr.problems, problem{path: e.Path, reason: "cannot read", persistent: true})
 		default:
-			rr.done = append(rr.done, hashedFile{entry: e, hash: library.SumBytes([]byte(content[e.path]))})
+			rr.done = append(rr.done, hashedFile{entry: e, hash: library.SumBytes([]byte(content[e.Path]))})
 		}
 	}
 	return read, rr

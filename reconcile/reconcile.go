@@ -20,11 +20,10 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
-	"github.com/grimoire-search/grimoire/internal/mdbook"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/library"
+	"github.com/grimoire-search/grimoire/source"
 )
 
 // Options configure a reconcile run.
@@ -90,8 +89,10 @@ type Result struct {
 
 type scanner struct {
 	opts Options
-	w    *index.Writer
-	log  *slog.Logger
+	// src tells which folders are one book.
+	src source.Options
+	w   *index.Writer
+	log *slog.Logger
 }
 
 func newScanner(w *index.Writer, opts Options) *scanner {
@@ -111,7 +112,7 @@ func newScanner(w *index.Writer, opts Options) *scanner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &scanner{opts: opts, w: w, log: log}
+	return &scanner{opts: opts, src: source.Options{CalibrePrefer: opts.CalibrePrefer, MDBook: opts.MDBook}, w: w, log: log}
 }
 
 // Run reconciles every root with the index.
@@ -158,9 +159,10 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			scope = append(scope, p)
 			continue
 		}
-		if dir := s.bookFolder(p, root); dir != "" {
-			// A file of an mdBook is judged with the others: the book's
-			// folder is looked at again.
+		if dir := s.src.FolderOf(p, root); dir != "" {
+			// A file of an mdBook, or a format or the description of a
+			// calibre entry, there or gone, is judged with the others:
+			// the book's folder is looked at again.
 			if !res.covered[dir] {
 				scope = append(scope, dir)
 				if err := s.walkDir(ctx, root, dir, res); err != nil {
@@ -171,17 +173,6 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 		}
 		fi, err := os.Lstat(p)
 		switch {
-		case errors.Is(err, fs.ErrNotExist) && s.opts.CalibrePrefer != nil && s.entryChanged(p, root):
-			// A format or the description gone from a calibre entry: the
-			// formats passed over may be the entry's book now.
-			dir := filepath.Dir(p)
-			scope = append(scope, p)
-			if !res.covered[dir] {
-				scope = append(scope, dir)
-				if err := s.walkDir(ctx, root, dir, res); err != nil {
-					return Result{}, err
-				}
-			}
 		case errors.Is(err, fs.ErrNotExist):
 			scope = append(scope, p)
 		case err != nil:
@@ -192,23 +183,10 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			if err := s.walkDir(ctx, root, p, res); err != nil {
 				return Result{}, err
 			}
-		case fi.Mode().IsRegular() && s.opts.CalibrePrefer != nil && calibre.Entry(filepath.Dir(p), root):
-			// One format of an entry is judged with the others: the
-			// entry's folder is looked at again.
-			dir := filepath.Dir(p)
-			if res.covered[dir] {
-				continue
-			}
-			scope = append(scope, dir)
-			if err := s.walkDir(ctx, root, dir, res); err != nil {
-				return Result{}, err
-			}
 		case fi.Mode().IsRegular():
 			scope = append(scope, p)
 			if typ := s.opts.Formats.TypeOf(p); typ != "" {
-				if err := s.addFile(p, root, typ, fi, res); err != nil {
-					return Result{}, err
-				}
+				s.addEntry(source.File(p, root, typ, fi), res)
 			} else {
 				s.noteUnsupported(p, res)
 			}
@@ -218,41 +196,6 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 	}
 	vanished := func(f library.File) bool { return subtree.InAny(f.Path, scope) }
 	return s.apply(ctx, res, vanished, scope, false)
-}
-
-// bookFolder returns the folder of the mdBook that p (a file or folder,
-// existing or not) may change, or "": the highest folder from p's up that
-// holds a SUMMARY.md or a book.toml, or, when p was one of those and is
-// gone, its folder, whose files are books of their own again.
-func (s *scanner) bookFolder(p, root string) string {
-	if !s.opts.MDBook {
-		return ""
-	}
-	dir := filepath.Dir(p)
-	fi, err := os.Lstat(p)
-	if err == nil && fi.IsDir() {
-		dir = p
-	}
-	if f := mdbook.Folder(dir, root); f != "" {
-		return f
-	}
-	if base := filepath.Base(p); errors.Is(err, fs.ErrNotExist) && (base == mdbook.SummaryName || base == mdbook.ConfigName) {
-		if st, err := os.Lstat(dir); err == nil && st.IsDir() {
-			return dir
-		}
-	}
-	return ""
-}
-
-// entryChanged reports whether the missing path p was a calibre entry's
-// metadata.opf, or a file of a folder that is still an entry.
-func (s *scanner) entryChanged(p, root string) bool {
-	dir := filepath.Dir(p)
-	if filepath.Base(p) == calibre.OPF {
-		st, err := os.Lstat(dir)
-		return err == nil && st.IsDir()
-	}
-	return calibre.Entry(dir, root)
 }
 
 // apply hashes what the walk found, plans what the pass changes, and
@@ -554,9 +497,9 @@ func (s *scanner) hashAll(ctx context.Context, files []entry) readResult {
 				switch {
 				case changedSinceWalk(err):
 					out.unstable = append(out.unstable, e)
-					s.log.Info("file changed since the scan; left for the next pass", "path", e.path, "reason", unwrapPath(err))
+					s.log.Info("file changed since the scan; left for the next pass", "path", e.Path, "reason", unwrapPath(err))
 				case err != nil:
-					out.problems = append(out.problems, problem{path: e.path, reason: fmt.Sprintf("cannot read: %v", unwrapPath(err)), persistent: true})
+					out.problems = append(out.problems, problem{path: e.Path, reason: fmt.Sprintf("cannot read: %v", unwrapPath(err)), persistent: true})
 				default:
 					out.done = append(out.done, h)
 				}
@@ -606,8 +549,8 @@ func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile
 	// Read only once the mtime is older than its granularity, so that the
 	// row can be trusted by the next pass's fast path (no re-hash of a file
 	// that was just copied in).
-	if wait := time.Duration(e.mtimeNS) + s.racyWindow(e.mtimeNS) - time.Duration(time.Now().UnixNano()); wait > 0 && wait <= 2*time.Second {
-		s.log.Debug(msgSettling, "path", e.path, "wait", wait)
+	if wait := time.Duration(e.ModTimeNS) + s.racyWindow(e.ModTimeNS) - time.Duration(time.Now().UnixNano()); wait > 0 && wait <= 2*time.Second {
+		s.log.Debug(msgSettling, "path", e.Path, "wait", wait)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
@@ -615,33 +558,11 @@ func (s *scanner) hashFile(ctx context.Context, e entry, buf []byte) (hashedFile
 		}
 	}
 	start := time.Now().UnixNano()
-	if e.book != nil {
-		r := e.book.Reader(ctx)
-		defer r.Close()
-		h, _, err := library.HashReader(r, buf)
-		if err != nil {
-			return hashedFile{}, err
-		}
-		return hashedFile{entry: e, hash: h, verifiedNS: start}, nil
-	}
-	f, err := libfile.Open(e.root, e.path, libfile.Want{Size: e.size, Dev: e.dev, Ino: e.inode})
+	h, mtimeNS, err := e.Hash(ctx, buf)
 	if err != nil {
 		return hashedFile{}, err
 	}
-	defer f.Close()
-	before := f.Info()
-	h, _, err := library.HashReader(f.Reader(ctx), buf)
-	if err != nil {
-		return hashedFile{}, err
-	}
-	after, err := f.Stat()
-	if err != nil {
-		return hashedFile{}, err
-	}
-	if after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
-		return hashedFile{}, fmt.Errorf("%w (written to while it was read)", libfile.ErrChanged)
-	}
-	e.mtimeNS = before.ModTime.UnixNano()
+	e.ModTimeNS = mtimeNS
 	return hashedFile{entry: e, hash: h, verifiedNS: start}, nil
 }
 
@@ -650,7 +571,7 @@ func sortedEntries(m map[string]entry) []entry {
 	for _, e := range m {
 		out = append(out, e)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
 

@@ -11,25 +11,12 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/grimoire-search/grimoire/internal/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
-	"github.com/grimoire-search/grimoire/internal/mdbook"
+	"github.com/grimoire-search/grimoire/source"
 )
 
-// entry is a candidate file found by the walk, with what a stat told.
-type entry struct {
-	path    string
-	root    string
-	size    int64
-	mtimeNS int64
-	inode   uint64
-	dev     uint64 // 0 where a stat does not tell (Windows)
-	typ     string
-	// book is the mdBook read from the folder whose SUMMARY.md is path;
-	// size, mtime and inode then stand for all its files (see
-	// mdbook.Book's Size, ModTime and ID).
-	book *mdbook.Book
-}
+// entry is a book's bytes found by the walk, with what a stat told.
+type entry = source.Source
 
 // walkResult is what a walk of some roots or directories found.
 type walkResult struct {
@@ -141,11 +128,11 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 	}
 	res.covered[dir] = true
 	s.noteDevice(root, dir, res)
-	inEntry := s.calibreEntry(dir, root, ents)
+	inEntry := s.src.CalibreEntry(dir, root, ents)
 	if err := s.folderBook(ctx, root, dir, ents, res); err != nil {
 		return err
 	}
-	var entryBooks []bookFile
+	var entryBooks []entry
 	for _, d := range ents {
 		name := d.Name()
 		if Ignored(name) {
@@ -168,7 +155,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 		typ := s.opts.Formats.TypeOf(p)
 		if typ == "" {
-			if !calibreOwn(name, inEntry) {
+			if !source.CalibreOwn(name, inEntry) {
 				s.noteUnsupported(p, res)
 			}
 			continue
@@ -183,14 +170,13 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 			continue
 		}
 		if inEntry {
-			entryBooks = append(entryBooks, bookFile{p, typ, fi})
+			entryBooks = append(entryBooks, source.File(p, root, typ, fi))
 			continue
 		}
-		if err := s.addFile(p, root, typ, fi, res); err != nil {
-			return err
-		}
+		s.addEntry(source.File(p, root, typ, fi), res)
 	}
-	return s.takeOne(root, entryBooks, res)
+	s.takeOne(entryBooks, res)
+	return nil
 }
 
 // noteDevice records the device of dir, a folder the walk lists, and dir
@@ -239,105 +225,36 @@ func statFolder(root, dir string) (fs.FileInfo, error) {
 }
 
 // folderBook takes the mdBook whose folder is dir, listed as ents, for one
-// book (see internal/mdbook): its SUMMARY.md stands for it, and its files
-// are no books of their own. A SUMMARY.md that names no chapter file there
-// makes no book; the files are then books each.
+// book (see source.Options.MDBookIn): its files are no books of their own.
 func (s *scanner) folderBook(ctx context.Context, root, dir string, ents []fs.DirEntry, res *walkResult) error {
-	if !s.opts.MDBook {
-		return nil
+	book, members, trouble, err := s.src.MDBookIn(ctx, root, dir, ents, func(p string) bool { return res.inBook[p] })
+	if err != nil {
+		return err
 	}
-	hasSummary, hasConfig := false, false
-	for _, d := range ents {
-		if d.Type().IsRegular() {
-			hasSummary = hasSummary || d.Name() == mdbook.SummaryName
-			hasConfig = hasConfig || d.Name() == mdbook.ConfigName
+	if trouble != nil {
+		res.problems = append(res.problems, problem{path: trouble.Path, reason: trouble.Reason, persistent: true})
+	}
+	if book != nil {
+		for _, p := range members {
+			res.inBook[p] = true
 		}
-	}
-	if !hasSummary && !hasConfig {
-		return nil
-	}
-	summary, cfg, err := mdbook.Find(ctx, root, dir, hasConfig)
-	if err == nil && summary != "" && !res.inBook[summary] {
-		var b *mdbook.Book
-		if b, err = mdbook.Load(ctx, root, summary, cfg); err == nil && len(b.Members) > 0 {
-			for _, p := range b.Paths() {
-				res.inBook[p] = true
-			}
-			s.addEntry(entry{path: summary, root: root, size: b.Size(), mtimeNS: b.ModTime().UnixNano(), inode: b.ID(), typ: mdbook.Type, book: b}, res)
-		}
-	}
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case err != nil:
-		at := summary
-		if at == "" {
-			at = cfg
-		}
-		res.problems = append(res.problems, problem{path: at, persistent: true,
-			reason: fmt.Sprintf("not read as an mdBook (%v); its Markdown files are books of their own", unwrapPath(err))})
+		s.addEntry(*book, res)
 	}
 	return nil
-}
-
-type bookFile struct {
-	path, typ string
-	fi        fs.FileInfo
-}
-
-// calibreEntry reports whether dir, listed as ents, is a calibre entry
-// (see calibre.Entry), whose formats are one book.
-func (s *scanner) calibreEntry(dir, root string, ents []fs.DirEntry) bool {
-	if s.opts.CalibrePrefer == nil {
-		return false
-	}
-	for _, d := range ents {
-		if d.Name() == calibre.OPF && d.Type().IsRegular() {
-			return calibre.LibraryOf(dir, root) != ""
-		}
-	}
-	return false
-}
-
-// calibreOwn reports whether a file that is no book is calibre's own
-// bookkeeping, which the user did not put in the library: an entry's
-// metadata.opf and cover, a calibre library's database and its backup of
-// the preferences. status does not count them as left out.
-func calibreOwn(name string, inEntry bool) bool {
-	switch {
-	case name == calibre.DB || name == "metadata_db_prefs_backup.json":
-		return true
-	case inEntry:
-		return name == calibre.OPF || strings.HasPrefix(strings.ToLower(name), "cover.")
-	}
-	return false
 }
 
 // takeOne adds the calibre entry's preferred format, and passes over the
 // others: calibre holds them as the same book.
-func (s *scanner) takeOne(root string, books []bookFile, res *walkResult) error {
-	if len(books) == 0 {
-		return nil
+func (s *scanner) takeOne(formats []entry, res *walkResult) {
+	if len(formats) == 0 {
+		return
 	}
-	paths := make([]string, len(books))
-	typeOf := make(map[string]string, len(books))
-	for i, b := range books {
-		paths[i] = b.path
-		typeOf[b.path] = b.typ
+	book, passed := s.src.Choose(formats)
+	for _, p := range passed {
+		res.skipped++
+		res.passedOver = append(res.passedOver, problem{path: p.Path, reason: p.Reason})
 	}
-	chosen := calibre.Choose(paths, func(p string) string { return typeOf[p] }, s.opts.CalibrePrefer)
-	for _, b := range books {
-		if b.path != chosen {
-			res.skipped++
-			res.passedOver = append(res.passedOver, problem{path: b.path,
-				reason: fmt.Sprintf("calibre entry: %s taken instead", strings.ToUpper(typeOf[chosen]))})
-			continue
-		}
-		if err := s.addFile(b.path, root, b.typ, b.fi, res); err != nil {
-			return err
-		}
-	}
-	return nil
+	s.addEntry(book, res)
 }
 
 // noteUnsupported counts a file that is no book grimoire reads, so that
@@ -371,39 +288,33 @@ func extension(name string) string {
 // starts from (see Options.MaxFileSize).
 const DefaultMaxFileSize = 512 << 20
 
-func (s *scanner) addFile(p, root, typ string, fi fs.FileInfo, res *walkResult) error {
-	dev, _ := libfile.IDOf(fi)
-	s.addEntry(entry{path: p, root: root, size: fi.Size(), mtimeNS: fi.ModTime().UnixNano(), inode: inodeOf(fi), dev: dev, typ: typ}, res)
-	return nil
-}
-
 // addEntry takes a book's file for the pass, unless it is too large or
 // empty.
 func (s *scanner) addEntry(e entry, res *walkResult) {
-	if seen := res.roots[e.root]; seen != nil {
+	if seen := res.roots[e.Root]; seen != nil {
 		seen.files++
 	}
-	res.dirFiles[filepath.Dir(e.path)]++
-	if s.opts.MaxFileSize > 0 && e.size > s.opts.MaxFileSize {
+	res.dirFiles[filepath.Dir(e.Path)]++
+	if s.opts.MaxFileSize > 0 && e.Size > s.opts.MaxFileSize {
 		what := "file"
-		if e.book != nil {
+		if e.Folder() {
 			what = "book"
 		}
 		res.skipped++
-		res.blocked = append(res.blocked, e.path)
-		res.problems = append(res.problems, problem{path: e.path, persistent: true,
-			reason: fmt.Sprintf("%s is %s, over the size limit of %s; raise max_file_size_mb to index it", what, humanBytes(e.size), humanBytes(s.opts.MaxFileSize))})
+		res.blocked = append(res.blocked, e.Path)
+		res.problems = append(res.problems, problem{path: e.Path, persistent: true,
+			reason: fmt.Sprintf("%s is %s, over the size limit of %s; raise max_file_size_mb to index it", what, humanBytes(e.Size), humanBytes(s.opts.MaxFileSize))})
 		return
 	}
-	if e.size == 0 {
+	if e.Size == 0 {
 		// Every empty file has the same hash: as a book it would take
 		// the format of whichever path came first. It is nothing to
 		// index; a path that held a book no longer does.
 		res.skipped++
-		res.problems = append(res.problems, problem{path: e.path, persistent: true, reason: emptyReason})
+		res.problems = append(res.problems, problem{path: e.Path, persistent: true, reason: emptyReason})
 		return
 	}
-	res.files[e.path] = e
+	res.files[e.Path] = e
 }
 
 func unwrapPath(err error) error {

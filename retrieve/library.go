@@ -9,7 +9,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/internal/mdbook"
+	"github.com/grimoire-search/grimoire/source/mdbook"
 	"github.com/grimoire-search/grimoire/library"
 )
 
