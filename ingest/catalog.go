@@ -11,10 +11,10 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/doc"
 	"github.com/grimoire-search/grimoire/ingest/internal/meta"
 	"github.com/grimoire-search/grimoire/ingest/internal/xhtml"
-	"github.com/grimoire-search/grimoire/source/calibre"
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/library"
+	"github.com/grimoire-search/grimoire/source/calibre"
 )
 
 // maxOPF bounds a metadata.opf: calibre's are a few kilobytes.

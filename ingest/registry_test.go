@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
-	folder "github.com/grimoire-search/grimoire/source/mdbook"
 	"github.com/grimoire-search/grimoire/library"
+	folder "github.com/grimoire-search/grimoire/source/mdbook"
 )
 
 func TestTypeOf(t *testing.T) {

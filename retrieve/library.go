@@ -9,8 +9,8 @@ import (
 
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
-	"github.com/grimoire-search/grimoire/source/mdbook"
 	"github.com/grimoire-search/grimoire/library"
+	"github.com/grimoire-search/grimoire/source/mdbook"
 )
 
 // Library is the read side of grimoire as people and models see it: what

@@ -23,11 +23,11 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
-	"github.com/grimoire-search/grimoire/source/calibre"
 	"github.com/grimoire-search/grimoire/internal/suggest"
 	"github.com/grimoire-search/grimoire/model/rerank"
 	"github.com/grimoire-search/grimoire/reconcile"
 	"github.com/grimoire-search/grimoire/retrieve"
+	"github.com/grimoire-search/grimoire/source/calibre"
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
