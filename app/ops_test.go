@@ -14,6 +14,7 @@ import (
 	"github.com/grimoire-search/grimoire/fault"
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest"
+	"github.com/grimoire-search/grimoire/internal/testbook"
 	"github.com/grimoire-search/grimoire/model/embed"
 	"github.com/grimoire-search/grimoire/model/llm"
 	"github.com/grimoire-search/grimoire/model/rerank"
@@ -21,27 +22,11 @@ import (
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
-// shelf is a library of three books and the settings of its index. The
-// files are dated an hour back, so that no scan finds them too fresh to
-// trust and hashes them again.
+// shelf is a library of three books (testbook.Shelf) and the settings of
+// its index.
 func shelf(t *testing.T) Settings {
 	t.Helper()
-	lib := t.TempDir()
-	books := map[string]string{
-		"owls.md":  "# Owls\n\nOwls hunt at night and swallow their prey whole.\n",
-		"tides.md": "# Tides\n\nSpring tides follow the full and the new moon.\n",
-		"knots.md": "# Knots\n\nThe bowline makes a fixed loop that does not slip.\n",
-	}
-	old := time.Now().Add(-time.Hour)
-	for name, text := range books {
-		p := filepath.Join(lib, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(p, old, old); err != nil {
-			t.Fatal(err)
-		}
-	}
+	lib := testbook.Shelf(t)
 	return Settings{
 		Library:     []string{lib},
 		DBPath:      filepath.Join(t.TempDir(), "grimoire.db"),

@@ -9,37 +9,28 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/internal/testbook"
 	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/source/calibre"
 	"github.com/grimoire-search/grimoire/source/mdbook"
 )
-
-func write(t *testing.T, p, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // shelf is a library with a plain file, a calibre library of one entry in
 // two formats, and an mdBook folder.
 func shelf(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	write(t, filepath.Join(root, "notes.md"), "# Notes\n\nA plain file is a book.\n")
-	write(t, filepath.Join(root, "calibre", calibre.DB), "")
+	testbook.Write(t, filepath.Join(root, "notes.md"), "# Notes\n\nA plain file is a book.\n")
+	testbook.Write(t, filepath.Join(root, "calibre", calibre.DB), "")
 	entry := filepath.Join(root, "calibre", "Author", "Title (1)")
-	write(t, filepath.Join(entry, calibre.OPF), "<package/>")
-	write(t, filepath.Join(entry, "cover.jpg"), "jpeg")
-	write(t, filepath.Join(entry, "Title.epub"), "epub bytes")
-	write(t, filepath.Join(entry, "Title.pdf"), "pdf bytes")
+	testbook.Write(t, filepath.Join(entry, calibre.OPF), "<package/>")
+	testbook.Write(t, filepath.Join(entry, "cover.jpg"), "jpeg")
+	testbook.Write(t, filepath.Join(entry, "Title.epub"), "epub bytes")
+	testbook.Write(t, filepath.Join(entry, "Title.pdf"), "pdf bytes")
 	book := filepath.Join(root, "guide")
-	write(t, filepath.Join(book, mdbook.SummaryName), "# Summary\n\n- [One](one.md)\n- [Two](two.md)\n")
-	write(t, filepath.Join(book, "one.md"), "# One\n\nThe first chapter.\n")
-	write(t, filepath.Join(book, "two.md"), "# Two\n\nThe second chapter.\n")
+	testbook.Write(t, filepath.Join(book, mdbook.SummaryName), "# Summary\n\n- [One](one.md)\n- [Two](two.md)\n")
+	testbook.Write(t, filepath.Join(book, "one.md"), "# One\n\nThe first chapter.\n")
+	testbook.Write(t, filepath.Join(book, "two.md"), "# Two\n\nThe second chapter.\n")
 	return root
 }
 
@@ -101,7 +92,7 @@ func TestEachKindHashesWhatIsRead(t *testing.T) {
 		}
 	}
 	// A chapter changed since the walk: the folder is not read as it was.
-	write(t, filepath.Join(guide, "two.md"), "# Two\n\nThe second chapter, longer now.\n")
+	testbook.Write(t, filepath.Join(guide, "two.md"), "# Two\n\nThe second chapter, longer now.\n")
 	if _, err := Read(ctx, row(*folder, library.Hash{})); !errors.Is(err, libfile.ErrChanged) {
 		t.Errorf("a changed mdBook read: %v", err)
 	}

@@ -169,7 +169,7 @@ const envPrefix = "GRIMOIRE_"
 // loadConfig finds and reads the configuration: --config or GRIMOIRE_CONFIG,
 // else ./grimoire.toml when present, else the defaults. Environment
 // variables override the file; the --library flag overrides both.
-func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
+func loadConfig(configFlag string, libraryFlag []string, cwd string) (*Config, error) {
 	v := viper.New()
 	for k, d := range defaults() {
 		v.SetDefault(k, d)
@@ -184,16 +184,12 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 	}
 	explicit := file != ""
 	if !explicit {
-		if _, err := os.Stat("grimoire.toml"); err == nil {
+		if _, err := os.Stat(filepath.Join(cwd, "grimoire.toml")); err == nil {
 			file = "grimoire.toml"
 		}
 	}
 	if file != "" {
-		abs, err := filepath.Abs(file)
-		if err != nil {
-			return nil, err
-		}
-		file = abs
+		file = inFolder(cwd, file)
 		v.SetConfigFile(file)
 		v.SetConfigType("toml")
 		if err := v.ReadInConfig(); err != nil {
@@ -225,10 +221,7 @@ func loadConfig(configFlag string, libraryFlag []string) (*Config, error) {
 	c.file = file
 	// Paths in the file are relative to the file; paths given on the
 	// command line or in the environment, to the current directory.
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	c.libraryFromFile = file != "" && len(c.Library) > 0
 	if len(libraryFlag) > 0 || os.Getenv(envPrefix+"LIBRARY") != "" {
 		c.libraryFromFile = false

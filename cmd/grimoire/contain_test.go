@@ -62,6 +62,7 @@ func runActing(t *testing.T, dir, trigger string, act func(), limit time.Duratio
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	peak := followPeak(cmd.Process)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
@@ -74,10 +75,7 @@ func runActing(t *testing.T, dir, trigger string, act func(), limit time.Duratio
 	if !stderr.fired {
 		t.Fatalf("%q never appeared on stderr; the test could not act in time\nstderr: %s", trigger, tail(stderr))
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
-	if runtime.GOOS != "darwin" {
-		rss *= 1024 // KiB elsewhere, bytes on macOS
-	}
+	rss := peak(cmd.ProcessState)
 	return result{out.String(), stderr.buf.String(), cmd.ProcessState.ExitCode()}, rss >> 20
 }
 

@@ -63,11 +63,23 @@ func collect(t *testing.T, cmd *exec.Cmd) result {
 	return result{out.String(), errb.String(), code}
 }
 
-// grimoire runs the binary in dir with a clean GRIMOIRE_* environment.
+// grimoire runs grimoire in dir with a clean GRIMOIRE_* environment: in
+// this process when that is the same as running the binary (see
+// inProcess), else the binary.
 func grimoire(t *testing.T, dir string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
+	if inProcess(args) {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer null.Close()
+		var out, errb bytes.Buffer
+		code := runIn(ctx, dir, args, null, &out, &errb)
+		return result{out.String(), errb.String(), code}
+	}
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
@@ -76,6 +88,34 @@ func grimoire(t *testing.T, dir string, args ...string) result {
 		}
 	}
 	return collect(t, cmd)
+}
+
+// inProcess reports whether the command args may run in this process, as
+// the binary would run it, saving the start of a process: a command that
+// neither prints what the binary is (its path, its build) nor stays on
+// (serve, watch), with no GRIMOIRE_* variable set here that the binary's
+// clean environment would not have.
+func inProcess(args []string) bool {
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GRIMOIRE_") && !strings.HasPrefix(kv, testcorpus.Env+"=") {
+			return false
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--config" || a == "--library":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			switch a {
+			case "sync", "status", "list", "query", "outline", "section", "delete", "exclusions", "reindex", "rebuild":
+				return true
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // ok runs grimoire and fails the test unless it exits 0.

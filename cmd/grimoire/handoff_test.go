@@ -10,26 +10,11 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/index"
+	"github.com/grimoire-search/grimoire/internal/testbook"
 )
 
-// handoffBooks is a small library; its files are dated an hour back, so
-// that no scan finds them too fresh to trust and hashes them again.
-func handoffBooks(t *testing.T) string {
-	t.Helper()
-	lib := t.TempDir()
-	books := map[string]string{
-		"owls.md":  "# Owls\n\nOwls hunt at night and swallow their prey whole.\n",
-		"tides.md": "# Tides\n\nSpring tides follow the full and the new moon.\n",
-		"knots.md": "# Knots\n\nThe bowline makes a fixed loop that does not slip.\n",
-	}
-	old := time.Now().Add(-time.Hour)
-	for name, text := range books {
-		p := filepath.Join(lib, name)
-		writeFile(t, p, text)
-		os.Chtimes(p, old, old)
-	}
-	return lib
-}
+// handoffBooks is a small library (see testbook.Shelf).
+func handoffBooks(t *testing.T) string { return testbook.Shelf(t) }
 
 // lockHolder is who holds the writer lock of the library's index.
 func lockHolder(lib string) (index.LockHolder, bool) {

@@ -226,10 +226,11 @@ built-in embedder is kept. Nothing is ever downloaded.`,
 }
 
 func (a *cli) runInit(ctx context.Context, dir, ollamaURL string, force, yes bool) error {
-	abs, err := filepath.Abs(dir)
+	cwd, err := a.getwd()
 	if err != nil {
 		return err
 	}
+	abs := inFolder(cwd, dir)
 	libs := a.libraryFlag
 	if len(libs) == 0 {
 		libs = []string{abs}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -49,6 +50,12 @@ type cli struct {
 	// (see terminalWriter); rawStdout is exact, for JSON and MCP.
 	stdout, rawStdout, stderr io.Writer
 
+	// wd is the folder the command runs in; "" is the process's.
+	wd string
+	// exiting: the process ends with the command, which frees what it
+	// leaves open at once.
+	exiting bool
+
 	configFlag  string
 	libraryFlag []string
 	verbose     int
@@ -64,7 +71,19 @@ type cli struct {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &cli{stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr, started: time.Now()}
+	a := &cli{exiting: true, stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr, started: time.Now()}
+	return a.run(ctx, args)
+}
+
+// runIn runs the command args as if in the folder dir, in a process that
+// goes on after it: what the tests run in process.
+func runIn(ctx context.Context, dir string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &cli{wd: dir, stdin: stdin, stdout: terminalWriter{stdout}, rawStdout: stdout, stderr: stderr, started: time.Now()}
+	return a.run(ctx, args)
+}
+
+func (a *cli) run(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.rawStdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -195,7 +214,11 @@ leaves your machine. It reads ` + strings.Join(ingest.Formats().Names(), ", ") +
 
 // setup loads the configuration and the logger before any command runs.
 func (a *cli) setup(cmd *cobra.Command) error {
-	cfg, err := loadConfig(a.configFlag, a.libraryFlag)
+	cwd, err := a.getwd()
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(a.configFlag, a.libraryFlag, cwd)
 	if err != nil {
 		return err
 	}
@@ -224,6 +247,24 @@ func (a *cli) setup(cmd *cobra.Command) error {
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
 	a.configured()
 	return nil
+}
+
+// getwd is the folder the command runs in: the process's, unless a test
+// runs the command in process in a folder of its own.
+func (a *cli) getwd() (string, error) {
+	if a.wd != "" {
+		return a.wd, nil
+	}
+	return os.Getwd()
+}
+
+// inFolder is p made absolute against dir, as filepath.Abs makes it
+// against the current folder.
+func inFolder(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }
 
 // configured builds the service anew from a.cfg, which changed.

@@ -65,7 +65,7 @@ folder).`,
 			libArgs := args2[:len(args2)-len(serveArgs)]
 			hooks, _ := json.MarshalIndent(hookSettings(exe, libArgs), "", "  ")
 			fmt.Fprintf(a.stdout, "\nClaude Code, passages from your books beside each prompt (the hook): merge this\ninto ~/.claude/settings.json (the hook's command with its args needs Claude Code\n%s or later; an older one runs grimoire without them):\n\n%s\n", minClaudeCodeExec, hooks)
-			if cwd, err := os.Getwd(); err == nil {
+			if cwd, err := a.getwd(); err == nil {
 				if f := grimoirePluginEnabled(claudeSettingsFiles(cwd)); f != "" {
 					fmt.Fprintf(a.stderr, "grimoire: note: the grimoire plugin is enabled in Claude Code (%s): it starts the server and runs the hook itself. Use it or the setup below, not both: the hook above stays silent while the plugin is enabled, but the server would be there twice.\n\n", f)
 				}

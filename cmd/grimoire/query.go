@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -39,9 +38,12 @@ with the others under "also in".`,
 			// has nothing to write back, and closing it would free the
 			// page cache a page at a time (0.4 s after a search of a
 			// million chunks), which exiting does at once.
-			lib, _, err := a.svc.OpenLibrary(cmd.Context())
+			lib, closeLib, err := a.svc.OpenLibrary(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if !a.exiting {
+				defer closeLib()
 			}
 			v, err := lib.Search(cmd.Context(), q)
 			if err != nil {
@@ -107,7 +109,7 @@ with the others under "also in".`,
 // books), else from the library folders: the first one that has it, or
 // the first one.
 func (a *cli) libraryPath(p string) (string, error) {
-	cwd, err := os.Getwd()
+	cwd, err := a.getwd()
 	if err != nil {
 		return "", err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -79,10 +78,11 @@ those removals.`,
 // library it is an error, unless nothing names the library or the index,
 // in which case a folder PATH becomes the library (scope nil).
 func (a *cli) syncScope(cmd *cobra.Command, arg string) ([]string, error) {
-	p, err := filepath.Abs(arg)
+	cwd, err := a.getwd()
 	if err != nil {
 		return nil, usageError{err}
 	}
+	p := inFolder(cwd, arg)
 	root := subtree.RootOf(p, a.cfg.Library)
 	if root != "" {
 		if link := reconcile.LinkBelow(p, root); link != "" {
