@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,9 +77,7 @@ func grimoire(t *testing.T, dir string, args ...string) result {
 			t.Fatal(err)
 		}
 		defer null.Close()
-		var out, errb bytes.Buffer
-		code := runIn(ctx, dir, args, null, &out, &errb)
-		return result{out.String(), errb.String(), code}
+		return runInProcess(ctx, dir, null, args)
 	}
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
@@ -88,6 +87,13 @@ func grimoire(t *testing.T, dir string, args ...string) result {
 		}
 	}
 	return collect(t, cmd)
+}
+
+// runInProcess runs the command args in this process as if in dir.
+func runInProcess(ctx context.Context, dir string, stdin io.Reader, args []string) result {
+	var out, errb bytes.Buffer
+	code := runIn(ctx, dir, args, stdin, &out, &errb)
+	return result{out.String(), errb.String(), code}
 }
 
 // inProcess reports whether the command args may run in this process, as
@@ -109,7 +115,7 @@ func inProcess(args []string) bool {
 		case strings.HasPrefix(a, "-"):
 		default:
 			switch a {
-			case "sync", "status", "list", "query", "outline", "section", "delete", "exclusions", "reindex", "rebuild":
+			case "sync", "status", "list", "query", "outline", "section", "delete", "exclusions", "reindex", "rebuild", "hook", "eval", "init":
 				return true
 			}
 			return false

@@ -15,12 +15,15 @@ import (
 	"github.com/grimoire-search/grimoire/retrieve"
 )
 
-// grimoireIn runs the binary in dir with stdin and a clean GRIMOIRE_*
-// environment.
+// grimoireIn runs grimoire in dir with stdin and a clean GRIMOIRE_*
+// environment, in this process when it may (see inProcess).
 func grimoireIn(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	if inProcess(args) {
+		return runInProcess(ctx, dir, strings.NewReader(stdin), args)
+	}
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
