@@ -194,6 +194,10 @@ func TestHandedSyncNamesTheWatchersLibrary(t *testing.T) {
 		<-watched
 	}()
 	<-ready
+	eventually(t, "the watch to take requests", func() bool {
+		h, running := index.ReadLockHolder(set.DBPath)
+		return running && h.Requests != ""
+	})
 	other := set
 	other.Library = []string{t.TempDir()}
 	_, err := New(other, nil, &testFront{}).Sync(ctx, SyncArgs{Kind: "sync", Library: other.Library}, Listener{})
