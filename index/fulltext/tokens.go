@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -77,40 +78,88 @@ func Length(heading, context, text string) int {
 // ProbeTokenChars asks FTS5's tokenizer, in db (a database of its own),
 // which code points up to last it keeps inside a token, and returns them
 // as ranges. For gentokens and the test that checks its table.
+//
+// A code point between two letters makes one token when it joins them,
+// two when it parts them. Code points are asked a block at a time, each
+// between its own two letters, the pairs apart: a block all of one kind
+// counts one or two tokens a code point, and only the blocks that mix
+// them are asked again a code point at a time. Unicode's classes come in
+// long runs, so most blocks are of one kind.
 func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, error) {
-	// One token when a code point joins the letters around it, two when
-	// it parts them.
-	tx, err := probe(ctx, db, Tokenizer, func(yield func(rune) bool) {
-		for r := rune(0); r <= last && yield(r); r++ {
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("probe tokenizer: %w", err)
-	}
-	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT id, sz FROM probe_docsize ORDER BY id`)
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out [][2]rune
-	for rows.Next() {
-		var id int64
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE probe USING fts5(w, tokenize = '`+Tokenizer+`')`); err != nil {
+		return nil, fmt.Errorf("probe tokenizer: %w", err)
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO probe(rowid, w) VALUES (?, ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	size, err := tx.PrepareContext(ctx, `SELECT sz FROM probe_docsize WHERE id = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer size.Close()
+	id := int64(0)
+	tokens := func(codes []rune) (int, error) {
+		id++
+		if _, err := ins.ExecContext(ctx, id, pairs(codes)); err != nil {
+			return 0, err
+		}
 		var sz []byte
-		if err := rows.Scan(&id, &sz); err != nil {
-			return nil, err
+		if err := size.QueryRowContext(ctx, id).Scan(&sz); err != nil {
+			return 0, err
 		}
-		if n, _ := Varint(sz); n != 1 {
-			continue
-		}
-		r := rune(id)
+		n, _ := Varint(sz)
+		return int(n), nil
+	}
+	var out [][2]rune
+	keep := func(r rune) {
 		if k := len(out); k > 0 && (out[k-1][1] == r-1 || out[k-1][1] == 0xD7FF && r == 0xE000) {
 			out[k-1][1] = r
 		} else {
 			out = append(out, [2]rune{r, r})
 		}
 	}
-	return out, rows.Err()
+	codes := make([]rune, 0, probeBlock)
+	for lo := rune(0); lo <= last; lo += probeBlock {
+		codes = codes[:0]
+		for c := lo; c < lo+probeBlock && c <= last; c++ {
+			if c < 0xD800 || c > 0xDFFF {
+				codes = append(codes, c)
+			}
+		}
+		if len(codes) == 0 {
+			continue
+		}
+		n, err := tokens(codes)
+		if err != nil {
+			return nil, fmt.Errorf("probe tokenizer: %w", err)
+		}
+		switch n {
+		case len(codes):
+			for _, c := range codes {
+				keep(c)
+			}
+		case 2 * len(codes):
+		default:
+			for _, c := range codes {
+				n, err := tokens([]rune{c})
+				if err != nil {
+					return nil, fmt.Errorf("probe tokenizer: %w", err)
+				}
+				if n == 1 {
+					keep(c)
+				}
+			}
+		}
+	}
+	return out, nil
 }
 
 // ProbeFolding asks FTS5's tokenizer (without stemming) what it makes of
@@ -118,7 +167,7 @@ func ProbeTokenChars(ctx context.Context, db *sql.DB, last rune) ([][2]rune, err
 // changes, with what they become (0: dropped). For gentokens and the test
 // that checks its table.
 func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
-	tx, err := probe(ctx, db, folding, func(yield func(rune) bool) {
+	tx, docs, err := probe(ctx, db, folding, func(yield func(rune) bool) {
 		for _, r := range tokenChars {
 			for c := r[0]; c <= r[1]; c++ {
 				if !yield(c) {
@@ -134,19 +183,22 @@ func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
 	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE temp.probe_terms USING fts5vocab(main, probe, 'instance')`); err != nil {
 		return nil, fmt.Errorf("probe folding: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT doc, term FROM probe_terms`)
+	rows, err := tx.QueryContext(ctx, `SELECT doc, "offset", term FROM probe_terms`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out [][2]rune
 	for rows.Next() {
-		var doc int64
+		var doc, offset int64
 		var term string
-		if err := rows.Scan(&doc, &term); err != nil {
+		if err := rows.Scan(&doc, &offset, &term); err != nil {
 			return nil, err
 		}
-		c := rune(doc)
+		if doc < 1 || doc > int64(len(docs)) || offset < 0 || offset >= int64(len(docs[doc-1])) {
+			return nil, fmt.Errorf("probe folding: token %d of document %d, which holds %d", offset, doc, len(docs[max(0, min(doc, int64(len(docs)))-1)]))
+		}
+		c := docs[doc-1][offset]
 		if len(term) < 2 || term[0] != 'x' || term[len(term)-1] != 'y' {
 			return nil, fmt.Errorf("probe folding: %U became %q", c, term)
 		}
@@ -164,40 +216,73 @@ func ProbeFolding(ctx context.Context, db *sql.DB) ([][2]rune, error) {
 	return out, rows.Err()
 }
 
-// probe stores each code point that codes yields, between two letters
-// ("x" and "y"), as a row of its own (rowid: the code point) in a new FTS5
-// table "probe" of db tokenized by tokenizer, and returns the transaction
-// that holds them, to read them in; its rollback takes the table away. Surrogates are left out: they are never
-// in valid UTF-8.
-func probe(ctx context.Context, db *sql.DB, tokenizer string, codes func(yield func(rune) bool)) (*sql.Tx, error) {
+// probe puts codes in a table of FTS5 documents made with tokenizer, each
+// code point between two letters of its own, the pairs apart, a block of
+// them a document; it returns the transaction the table lives in, and
+// each document's code points, in order (rowid n holds docs[n-1]).
+func probe(ctx context.Context, db *sql.DB, tokenizer string, codes func(yield func(rune) bool)) (*sql.Tx, [][]rune, error) {
 	db.SetMaxOpenConns(1)
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE probe USING fts5(w, tokenize = '`+tokenizer+`')`); err != nil {
 		tx.Rollback()
-		return nil, err
+		return nil, nil, err
 	}
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO probe(rowid, w) VALUES (?, ?)`)
 	if err != nil {
 		tx.Rollback()
-		return nil, err
+		return nil, nil, err
 	}
 	defer ins.Close()
+	var docs [][]rune
+	var block []rune
+	flush := func() error {
+		if len(block) == 0 {
+			return nil
+		}
+		docs = append(docs, block)
+		_, err := ins.ExecContext(ctx, len(docs), pairs(block))
+		block = nil
+		return err
+	}
 	for c := range codes {
 		if c >= 0xD800 && c <= 0xDFFF {
 			continue
 		}
-		if _, err = ins.ExecContext(ctx, c, "x"+string(c)+"y"); err != nil {
-			break
+		if block = append(block, c); len(block) == probeBlock {
+			if err = flush(); err != nil {
+				break
+			}
 		}
+	}
+	if err == nil {
+		err = flush()
 	}
 	if err != nil {
 		tx.Rollback()
-		return nil, err
+		return nil, nil, err
 	}
-	return tx, nil
+	return tx, docs, nil
+}
+
+// probeBlock is how many code points a probe's document holds.
+const probeBlock = 64
+
+// pairs is the code points each between two letters, x and y, the pairs
+// apart.
+func pairs(codes []rune) string {
+	var b strings.Builder
+	for i, c := range codes {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteByte('x')
+		b.WriteRune(c)
+		b.WriteByte('y')
+	}
+	return b.String()
 }
 
 // Varint decodes one of SQLite's variable-length integers (big-endian,
