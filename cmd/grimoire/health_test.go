@@ -427,7 +427,7 @@ func mcpSearch(t *testing.T, lib, query string) (string, string) {
 	t.Helper()
 	cmd := exec.Command(binary, "serve")
 	cmd.Dir, cmd.Env = lib, cleanEnv()
-	var errb strings.Builder
+	var errb lockedBuffer
 	cmd.Stderr = &errb
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()

@@ -40,6 +40,20 @@ type fakeModels struct {
 	embeds   map[string]int // text → times embedded
 }
 
+// set changes the server's models or delays while it may be serving.
+func (f *fakeModels) set(change func(f *fakeModels)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
+}
+
+// models is what set last made of the server's models and delays.
+func (f *fakeModels) models() (embedModel, chatModel string, delay, embedDelay time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.embedModel, f.chatModel, f.delay, f.embedDelay
+}
+
 func newFakeModels(t *testing.T, embedModel, chatModel string) *fakeModels {
 	t.Helper()
 	f := &fakeModels{embedModel: embedModel, chatModel: chatModel, asked: map[string]int{}}
@@ -80,8 +94,8 @@ func (f *fakeModels) reply(user string) string {
 	f.asked[key]++
 	f.calls++
 	f.mu.Unlock()
-	if f.delay > 0 {
-		time.Sleep(f.delay)
+	if _, _, delay, _ := f.models(); delay > 0 {
+		time.Sleep(delay)
 	}
 	section := ""
 	if m := sectionRE.FindStringSubmatch(user); m != nil {
@@ -101,10 +115,11 @@ func writeJSONResponse(w http.ResponseWriter, status int, v any) {
 }
 
 func (f *fakeModels) serve(w http.ResponseWriter, r *http.Request) {
+	embedModel, chatModel, _, embedDelay := f.models()
 	switch r.URL.Path {
 	case "/api/tags":
 		var ms []map[string]any
-		for _, m := range []string{f.embedModel, f.chatModel} {
+		for _, m := range []string{embedModel, chatModel} {
 			ms = append(ms, map[string]any{"name": m + ":latest", "model": m + ":latest", "size": 1000,
 				"details": map[string]any{"family": "llama", "format": "gguf"}})
 		}
@@ -114,10 +129,10 @@ func (f *fakeModels) serve(w http.ResponseWriter, r *http.Request) {
 		json.NewDecoder(r.Body).Decode(&req)
 		name := strings.TrimSuffix(req.Model, ":latest")
 		switch name {
-		case f.embedModel:
+		case embedModel:
 			writeJSONResponse(w, 200, map[string]any{"capabilities": []string{"embedding"}, "details": map[string]any{"family": "nomic-bert"},
 				"model_info": map[string]any{"general.architecture": "nomic-bert", "nomic-bert.context_length": 2048, "nomic-bert.embedding_length": fakeDim}})
-		case f.chatModel:
+		case chatModel:
 			writeJSONResponse(w, 200, map[string]any{"capabilities": []string{"completion"}, "details": map[string]any{"family": "llama"},
 				"model_info": map[string]any{"general.architecture": "llama", "llama.context_length": 131072}})
 		default:
@@ -129,11 +144,11 @@ func (f *fakeModels) serve(w http.ResponseWriter, r *http.Request) {
 			Input []string `json:"input"`
 		}
 		json.NewDecoder(r.Body).Decode(&req)
-		if strings.TrimSuffix(req.Model, ":latest") != f.embedModel {
+		if strings.TrimSuffix(req.Model, ":latest") != embedModel {
 			writeJSONResponse(w, 404, map[string]string{"error": fmt.Sprintf("model \"%s\" not found, try pulling it first", req.Model)})
 			return
 		}
-		time.Sleep(f.embedDelay)
+		time.Sleep(embedDelay)
 		var out [][]float32
 		for _, in := range req.Input {
 			out = append(out, fakeEmbedding(in))
@@ -159,7 +174,7 @@ func (f *fakeModels) serve(w http.ResponseWriter, r *http.Request) {
 			"message": map[string]string{"role": "assistant", "content": text}, "done": true, "done_reason": "stop"})
 	case "/v1/models":
 		writeJSONResponse(w, 200, map[string]any{"object": "list", "data": []map[string]any{
-			{"id": f.embedModel, "object": "model", "owned_by": "test"}, {"id": f.chatModel, "object": "model", "owned_by": "test"}}})
+			{"id": embedModel, "object": "model", "owned_by": "test"}, {"id": chatModel, "object": "model", "owned_by": "test"}}})
 	case "/v1/embeddings":
 		var req struct {
 			Model string   `json:"model"`
@@ -267,7 +282,7 @@ func TestOllamaEmbeddingsAndContexts(t *testing.T) {
 
 	// A switch to another model is refused until reindex --embeddings.
 	env2 := append(append([]string{}, env...), "GRIMOIRE_EMBEDDING_MODEL=mxbai-embed-large")
-	f.embedModel = "mxbai-embed-large" // the server now has that one
+	f.set(func(f *fakeModels) { f.embedModel = "mxbai-embed-large" }) // the server now has that one
 	r := grimoireEnv(t, lib, env2, "sync")
 	if r.code != exitConflict || !strings.Contains(r.stderr, "reindex --embeddings") {
 		t.Fatalf("model switch: exit %d: %s", r.code, r.stderr)
@@ -398,7 +413,7 @@ func (f *fakeModels) killSyncWhen(t *testing.T, lib string, env []string, what s
 func TestKillDuringContextualizing(t *testing.T) {
 	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
-	f.delay = 30 * time.Millisecond
+	f.set(func(f *fakeModels) { f.delay = 30 * time.Millisecond })
 	lib := t.TempDir()
 	writeLongBook(t, lib, 12, 30)
 	env := append(ollamaEnv(f), "GRIMOIRE_CONTEXT_CONCURRENCY=2")
@@ -431,7 +446,7 @@ func TestKillDuringContextualizing(t *testing.T) {
 func TestKillDuringEmbedding(t *testing.T) {
 	t.Parallel()
 	f := newFakeModels(t, "nomic-embed-text", "llama3.2")
-	f.embedDelay = 50 * time.Millisecond
+	f.set(func(f *fakeModels) { f.embedDelay = 50 * time.Millisecond })
 	lib := t.TempDir()
 	writeLongBook(t, lib, 1000, 6)
 	env := f.embedEnv()

@@ -29,9 +29,14 @@ type fakeReranker struct {
 	requests int
 }
 
-func newFakeReranker(t *testing.T) *fakeReranker {
+// newFakeReranker starts a fake reranker, changed by each of with before
+// it serves.
+func newFakeReranker(t *testing.T, with ...func(*fakeReranker)) *fakeReranker {
 	t.Helper()
 	f := &fakeReranker{reranking: true, kind: "reranker"}
+	for _, change := range with {
+		change(f)
+	}
 	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.Close)
 	return f
@@ -140,8 +145,7 @@ func TestRerankReordersHits(t *testing.T) {
 	last := plain[len(plain)-1].Text
 	for _, provider := range []string{"tei", "openai"} {
 		t.Run(provider, func(t *testing.T) {
-			f := newFakeReranker(t)
-			f.prefer = last
+			f := newFakeReranker(t, func(f *fakeReranker) { f.prefer = last })
 			var hits []rerankedHit
 			okEnv(t, lib, f.env(provider), &hits, "query", "knot", "--json")
 			if len(hits) != len(plain) || hits[0].Text != last {
@@ -233,10 +237,8 @@ func TestRerankServerDown(t *testing.T) {
 func TestRerankMisconfigured(t *testing.T) {
 	t.Parallel()
 	lib := rerankLibrary(t)
-	noReranking := newFakeReranker(t)
-	noReranking.reranking = false
-	embedding := newFakeReranker(t)
-	embedding.kind = "embedding"
+	noReranking := newFakeReranker(t, func(f *fakeReranker) { f.reranking = false })
+	embedding := newFakeReranker(t, func(f *fakeReranker) { f.kind = "embedding" })
 	tests := []struct {
 		name string
 		env  []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -24,8 +23,8 @@ import (
 // proc is a grimoire process running in the background.
 type proc struct {
 	cmd  *exec.Cmd
-	out  bytes.Buffer
-	errb bytes.Buffer
+	out  lockedBuffer
+	errb lockedBuffer
 	done chan error
 }
 
