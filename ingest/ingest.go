@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"math"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/model"
 	"github.com/grimoire-search/grimoire/model/embed"
@@ -933,7 +933,7 @@ func readContent(ctx context.Context, b library.Book, files []library.File) (str
 			if ctx.Err() != nil {
 				return f.Path, nil, ctx.Err()
 			}
-			lastErr = fmt.Errorf("not read: %w; the next sync looks at it again", unwrapPath(err))
+			lastErr = fmt.Errorf("not read: %w; the next sync looks at it again", libfile.Cause(err))
 			continue
 		}
 		if library.SumBytes(data) != b.Hash {
@@ -943,14 +943,6 @@ func readContent(ctx context.Context, b library.Book, files []library.File) (str
 		return f.Path, data, nil
 	}
 	return files[0].Path, nil, lastErr
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // failureReason says why a book of format f failed, for a person reading

@@ -177,7 +177,7 @@ func Paths(ctx context.Context, w *index.Writer, opts Options, paths []string) (
 			scope = append(scope, p)
 		case err != nil:
 			res.blocked = append(res.blocked, p)
-			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", unwrapPath(err))})
+			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", libfile.Cause(err))})
 		case fi.IsDir():
 			scope = append(scope, p)
 			if err := s.walkDir(ctx, root, p, res); err != nil {
@@ -497,9 +497,9 @@ func (s *scanner) hashAll(ctx context.Context, files []entry) readResult {
 				switch {
 				case changedSinceWalk(err):
 					out.unstable = append(out.unstable, e)
-					s.log.Info("file changed since the scan; left for the next pass", "path", e.Path, "reason", unwrapPath(err))
+					s.log.Info("file changed since the scan; left for the next pass", "path", e.Path, "reason", libfile.Cause(err))
 				case err != nil:
-					out.problems = append(out.problems, problem{path: e.Path, reason: fmt.Sprintf("cannot read: %v", unwrapPath(err)), persistent: true})
+					out.problems = append(out.problems, problem{path: e.Path, reason: fmt.Sprintf("cannot read: %v", libfile.Cause(err)), persistent: true})
 				default:
 					out.done = append(out.done, h)
 				}

@@ -123,7 +123,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		// ReadDir returns what it could list with the error; without the
 		// full list this directory is not evidence of any removal.
 		res.blocked = append(res.blocked, dir)
-		res.problems = append(res.problems, problem{path: dir, reason: fmt.Sprintf("cannot list folder: %v; nothing under it was pruned", unwrapPath(err))})
+		res.problems = append(res.problems, problem{path: dir, reason: fmt.Sprintf("cannot list folder: %v; nothing under it was pruned", libfile.Cause(err))})
 		return nil
 	}
 	res.covered[dir] = true
@@ -166,7 +166,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 		}
 		if err != nil {
 			res.blocked = append(res.blocked, p)
-			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", unwrapPath(err)), persistent: true})
+			res.problems = append(res.problems, problem{path: p, reason: fmt.Sprintf("cannot stat: %v", libfile.Cause(err)), persistent: true})
 			continue
 		}
 		if inEntry {
@@ -315,14 +315,6 @@ func (s *scanner) addEntry(e entry, res *walkResult) {
 		return
 	}
 	res.files[e.Path] = e
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func humanBytes(n int64) string {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/source/calibre"
 	"github.com/grimoire-search/grimoire/source/mdbook"
 )
@@ -121,7 +122,7 @@ func (o Options) MDBookIn(ctx context.Context, root, dir string, ents []fs.DirEn
 		if at == "" {
 			at = cfg
 		}
-		return nil, nil, &Problem{Path: at, Reason: fmt.Sprintf("not read as an mdBook (%v); its Markdown files are books of their own", unwrapPath(err))}, nil
+		return nil, nil, &Problem{Path: at, Reason: fmt.Sprintf("not read as an mdBook (%v); its Markdown files are books of their own", libfile.Cause(err))}, nil
 	}
 	return src, members, nil, nil
 }
@@ -132,14 +133,17 @@ func (o Options) MDBookIn(ctx context.Context, root, dir string, ents []fs.DirEn
 // was the SUMMARY.md or book.toml of (its files are books again); the
 // calibre entry p is a format or the description of, or was.
 func (o Options) FolderOf(p, root string) string {
-	if dir := o.mdBookFolder(p, root); dir != "" {
+	if !o.MDBook && o.CalibrePrefer == nil {
+		return ""
+	}
+	fi, err := os.Lstat(p)
+	if dir := o.mdBookFolder(p, root, fi, err); dir != "" {
 		return dir
 	}
 	if o.CalibrePrefer == nil {
 		return ""
 	}
 	dir := filepath.Dir(p)
-	fi, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && entryChanged(p, root):
 		return dir
@@ -151,13 +155,13 @@ func (o Options) FolderOf(p, root string) string {
 
 // mdBookFolder returns the folder of the mdBook that p may change, or "":
 // the highest folder from p's up that holds a SUMMARY.md or a book.toml,
-// or, when p was one of those and is gone, its folder.
-func (o Options) mdBookFolder(p, root string) string {
+// or, when p was one of those and is gone, its folder. fi and err are
+// p's Lstat.
+func (o Options) mdBookFolder(p, root string, fi fs.FileInfo, err error) string {
 	if !o.MDBook {
 		return ""
 	}
 	dir := filepath.Dir(p)
-	fi, err := os.Lstat(p)
 	if err == nil && fi.IsDir() {
 		dir = p
 	}
@@ -181,12 +185,4 @@ func entryChanged(p, root string) bool {
 		return err == nil && st.IsDir()
 	}
 	return calibre.Entry(dir, root)
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -211,3 +211,14 @@ func ReadFile(ctx context.Context, root, path string, want Want) ([]byte, error)
 	}
 	return data, nil
 }
+
+// Cause is what a path error says went wrong, without the operation and
+// the path, for a message that names the path itself; any other error is
+// returned as it is.
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
