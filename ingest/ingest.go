@@ -356,7 +356,9 @@ func (p *pipeline) finished(ctx context.Context, id int64, replaced bool) {
 	if p.opts.Finished == nil {
 		return
 	}
-	b, err := p.w.BookByID(ctx, id)
+	// The book is stored: a stop asked for meanwhile must not keep it
+	// from being told of.
+	b, err := p.w.BookByID(context.WithoutCancel(ctx), id)
 	if err != nil {
 		// Pruned meanwhile by a reconcile beside the run: its successor
 		// is queued and will be told of.

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestClassifySurvivesKill9 kills `grimoire sync` with SIGKILL at moments
+// TestClassifySurvivesKill9 kills `grimoire sync` with SIGKILL at points
 // spread over its catching up with what an older grimoire stored: passages
 // without roles or copy signatures, sections whose text is in their rows.
 // Then it lets it finish: every chunk must have the role and signature,
@@ -50,16 +50,14 @@ func TestClassifySurvivesKill9(t *testing.T) {
 	t.Logf("an uninterrupted sync classifies %d chunks and lays out %d sections in %v", total, sections, took.Round(time.Millisecond))
 
 	midway := 0
+	first := unclassified(t, db) + notLaidOut(t, db)
 	for i := 1; i <= 9; i++ {
 		left := unclassified(t, db) + notLaidOut(t, db)
 		if left == 0 {
 			break
 		}
 		p := start(t, lib, nil, "sync")
-		time.Sleep(took * time.Duration(i) / 10)
-		p.cmd.Process.Signal(syscall.SIGKILL)
-		<-p.done
-		p.done <- nil
+		killOnProgress(t, p, db, min(left, first*(10-i)/10))
 		after := unclassified(t, db) + notLaidOut(t, db)
 		if after > 0 && after < left {
 			midway++
@@ -83,6 +81,34 @@ func TestClassifySurvivesKill9(t *testing.T) {
 	if got := sectionLayout(t, db); got != wantLayout {
 		t.Errorf("after %d kills, the sections' layout differs from a clean sync's:\n got:\n%s\nwant:\n%s", midway, head(got, 20), head(wantLayout, 20))
 	}
+}
+
+// killOnProgress SIGKILLs p as soon as fewer than below chunks and sections
+// are still to catch up with, or lets it be if it ends first. It polls
+// often: a kill timed from an earlier run's length missed the short
+// window whenever the machine's load changed between the runs.
+func killOnProgress(t *testing.T, p *proc, db string, below int) {
+	t.Helper()
+	conn := openDB(t, db)
+	defer conn.Close()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return
+		default:
+		}
+		var n int
+		if err := conn.QueryRow(`SELECT (SELECT count(*) FROM chunk k WHERE k.role IS NULL OR NOT EXISTS (SELECT 1 FROM chunk_signature g WHERE g.chunk_id = k.id))
+ + (SELECT count(*) FROM section WHERE from_chunks = 0)`).Scan(&n); err == nil && n < below {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	p.done <- nil
 }
 
 // sectionLayout lists every section's place, where its text is and the
