@@ -50,6 +50,8 @@ type Settings struct {
 	OCR      ingest.OCROptions
 	// CalibrePrefer orders the formats of a calibre entry.
 	CalibrePrefer []string
+	// ZoteroBaseDir is Zotero's base directory for linked attachments.
+	ZoteroBaseDir string
 	// Watch is the watcher's debounce and rescan interval.
 	Watch watcher.Options
 }
@@ -320,17 +322,20 @@ func (s *Service) reconcileOptions() reconcile.Options {
 		// Never nil: an empty list still reads calibre entries as one book.
 		CalibrePrefer: append([]string{}, s.set.CalibrePrefer...),
 		MDBook:        true,
+		Zotero:        true,
+		ZoteroBaseDir: s.set.ZoteroBaseDir,
 		Logger:        s.log,
 	}
 }
 
 func (s *Service) ingestOptions(emb embed.Embedder) ingest.Options {
 	return ingest.Options{
-		Chunking: s.chunking(emb),
-		Embedder: emb,
-		Parsers:  s.bookParsers(),
-		OCR:      s.set.OCR,
-		Logger:   s.log,
+		ZoteroBaseDir: s.set.ZoteroBaseDir,
+		Chunking:      s.chunking(emb),
+		Embedder:      emb,
+		Parsers:       s.bookParsers(),
+		OCR:           s.set.OCR,
+		Logger:        s.log,
 	}
 }
 

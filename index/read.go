@@ -21,7 +21,8 @@ type querier interface {
 
 const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.page_labels, b.language, b.source_type, b.page_count,
 	b.size, b.status, b.error, b.attempts, coalesce(b.replaces, 0), b.origin_path, b.added_at, b.ready_at,
-	b.catalog_path, b.series, b.series_index, b.tags, b.publisher, b.published, b.identifiers,`
+	b.catalog_path, b.series, b.series_index, b.tags, b.publisher, b.published, b.identifiers,
+	b.collections, b.item_type, b.abstract,`
 
 // bookCounts are the columns that count a book's chapters, sections and
 // chunks; bookNoCounts stands for them where they are not wanted.
@@ -44,17 +45,19 @@ func queryBooksTx(ctx context.Context, q querier, where string, args ...any) ([]
 // bookScan returns where a row's bookColumns are scanned into b, and
 // what sets b's fields from them once scanned.
 func bookScan(b *library.Book) ([]any, func()) {
-	var authors, labels, tags, ids string
+	var authors, labels, tags, ids, collections string
 	var added, ready int64
 	c := &b.Catalog
 	dest := []any{&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
 		&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.OriginPath, &added, &ready,
-		&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids}
+		&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids,
+		&collections, &c.ItemType, &c.Abstract}
 	return dest, func() {
 		json.Unmarshal([]byte(authors), &b.Authors)
 		json.Unmarshal([]byte(labels), &b.PageLabels)
 		json.Unmarshal([]byte(tags), &c.Tags)
 		json.Unmarshal([]byte(ids), &c.Identifiers)
+		json.Unmarshal([]byte(collections), &c.Collections)
 		b.AddedAt = time.Unix(0, added).UTC()
 		if ready != 0 {
 			b.ReadyAt = time.Unix(0, ready).UTC()
@@ -132,6 +135,12 @@ type BookFilter struct {
 	Tag string
 	// Series matches any part of the series name, case-insensitively.
 	Series string
+	// Collection selects the books a Zotero collection holds, or one of
+	// its sub-collections: a collection path ("Thesis/Methods"), or the
+	// path's last names ("Methods"), ignoring case.
+	Collection string
+	// ItemType selects the books of this Zotero item type, ignoring case.
+	ItemType string
 	// Query matches any part of the title or authors, case-insensitively.
 	Query string
 	// ReadyOnly leaves out books that are not ready.
@@ -172,6 +181,19 @@ func (f BookFilter) where() (string, []any) {
 	if f.Series != "" {
 		conds = append(conds, "b.series LIKE ? ESCAPE '\\'")
 		args = append(args, "%"+likeEscape(f.Series)+"%")
+	}
+	if f.Collection != "" {
+		// The collection itself, its sub-collections, and the same
+		// below any collection: "Methods" names "Thesis/Methods".
+		c := strings.Trim(strings.TrimSpace(f.Collection), "/")
+		conds = append(conds, `EXISTS (SELECT 1 FROM json_each(b.collections) c WHERE c.value = ? COLLATE NOCASE
+	OR c.value LIKE ? ESCAPE '\' OR c.value LIKE ? ESCAPE '\' OR c.value LIKE ? ESCAPE '\')`)
+		e := likeEscape(c)
+		args = append(args, c, e+"/%", "%/"+e, "%/"+e+"/%")
+	}
+	if f.ItemType != "" {
+		conds = append(conds, "b.item_type = ? COLLATE NOCASE")
+		args = append(args, strings.TrimSpace(f.ItemType))
 	}
 	if f.Query != "" {
 		conds = append(conds, "(b.title LIKE ? ESCAPE '\\' OR b.author LIKE ? ESCAPE '\\')")

@@ -474,6 +474,14 @@ CREATE TRIGGER term_docs_delete AFTER DELETE ON fts_posting BEGIN
 	DELETE FROM term_docs WHERE term = old.term AND docs = 0;
 END;
 ` + generationTriggers("book", "file", "ocr_book", "shared_text", "feature_stats"),
+	// 25: what a Zotero library says of an item beyond a calibre
+	// library's fields: the paths of the collections that hold it (a
+	// JSON array), its item type and its abstract.
+	`
+ALTER TABLE book ADD COLUMN collections TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE book ADD COLUMN item_type TEXT NOT NULL DEFAULT '';
+ALTER TABLE book ADD COLUMN abstract TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // generationTriggers moves library_generation on every insert, update and

@@ -29,7 +29,7 @@ type FTSWeights = fulltext.Weights
 // positions), and any search while some ready book has no postings yet
 // (an index an older grimoire wrote, until the writer has caught up).
 func (d *DB) SearchFTS(ctx context.Context, match string, f BookFilter, w FTSWeights, limit int) ([]FTSHit, error) {
-	if f.Author != "" || f.Type != "" || f.Path != "" || f.Query != "" || f.Tag != "" || f.Series != "" {
+	if f.Author != "" || f.Type != "" || f.Path != "" || f.Query != "" || f.Tag != "" || f.Series != "" || f.Collection != "" || f.ItemType != "" {
 		return d.searchFTSJoined(ctx, match, f, w, limit)
 	}
 	// Rank inside FTS5 first and look at the chunk and book rows of the

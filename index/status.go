@@ -263,3 +263,38 @@ func (d *DB) WatchState(ctx context.Context) (*WatchState, error) {
 	}
 	return &s, nil
 }
+
+// zoteroReadKey prefixes the meta keys that hold, for each Zotero library,
+// which database the last pass read it from.
+const zoteroReadKey = "zotero "
+
+// SetZoteroRead records which database a pass read a Zotero library from.
+func (w *Writer) SetZoteroRead(ctx context.Context, r library.ZoteroRead) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return w.SetMeta(ctx, zoteroReadKey+r.Dir, string(b))
+}
+
+// ZoteroReads returns, for each Zotero library a pass read, which
+// database it was read from, by data directory.
+func (d *DB) ZoteroReads(ctx context.Context) ([]library.ZoteroRead, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT value FROM meta WHERE key >= ? AND key < ? ORDER BY key`, zoteroReadKey, "zotero!")
+	if err != nil {
+		return nil, fmt.Errorf("read the Zotero libraries' state: %w", err)
+	}
+	defer rows.Close()
+	var out []library.ZoteroRead
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("read the Zotero libraries' state: %w", err)
+		}
+		var r library.ZoteroRead
+		if json.Unmarshal([]byte(v), &r) == nil {
+			out = append(out, r)
+		}
+	}
+	return out, rows.Err()
+}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,9 @@ import (
 	"github.com/grimoire-search/grimoire/ingest/pdf"
 	"github.com/grimoire-search/grimoire/ingest/rtf"
 	"github.com/grimoire-search/grimoire/ingest/text"
+	izotero "github.com/grimoire-search/grimoire/ingest/zotero"
 	"github.com/grimoire-search/grimoire/library"
+	"github.com/grimoire-search/grimoire/source/zotero"
 )
 
 // Format is one kind of book file that grimoire reads: how its files are
@@ -122,6 +125,11 @@ func Formats() Registry {
 		},
 		{Type: doc.MDBook, Name: "mdBook", Folder: true, Magic: mdbook.Magic, open: stateless(mdbook.Parse)},
 		{
+			Type: zotero.Type, Name: "Zotero item", Folder: true, Magic: zotero.BookMagic, EmptyFails: true,
+			NoTextHint: "no text found in the item's attachments, and it has no notes",
+			open:       func(*slog.Logger) parser { return zoteroParser{} },
+		},
+		{
 			Type: doc.Markdown, Name: "Markdown", Extensions: []string{".md", ".markdown", ".mdown", ".mkd"}, EmptyFails: true,
 			NoTextHint: "no text found: the file holds nothing but front matter, headings or blank lines",
 			open:       stateless(parseMarkdown),
@@ -212,4 +220,16 @@ func (r Registry) order(files []library.File, fallback string) []string {
 		out = append(out, fallback)
 	}
 	return out
+}
+
+// zoteroParser reads a Zotero item, each of its attachments by the parser
+// of its format (see compound).
+type zoteroParser struct{}
+
+func (zoteroParser) Parse(ctx context.Context, data []byte) (*doc.Document, error) {
+	return nil, errors.New("a Zotero item is read with the parsers of its attachments' formats")
+}
+
+func (zoteroParser) ParseParts(ctx context.Context, data []byte, part izotero.PartParser) (*doc.Document, error) {
+	return izotero.Parse(ctx, data, part)
 }

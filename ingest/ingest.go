@@ -33,8 +33,11 @@ import (
 
 // Options configure an ingest run.
 type Options struct {
-	Chunking Chunking
-	Embedder embed.Embedder
+	// ZoteroBaseDir resolves the linked files of a Zotero library stored
+	// relative to Zotero's base directory, as the walk did.
+	ZoteroBaseDir string
+	Chunking      Chunking
+	Embedder      embed.Embedder
 	// Context, when set, writes each chunk's situating context with a
 	// language model (Contextual Retrieval); nil keeps the heading path
 	// as the only context.
@@ -234,6 +237,7 @@ func run(ctx context.Context, w *index.Writer, opts Options) (Result, error) {
 		defer opts.Parsers.Close()
 	}
 	p := &pipeline{w: w, opts: opts, formats: Formats(), log: log, res: &res, tried: map[int64]bool{}}
+	p.reader = &source.Reader{Options: source.Options{Zotero: true, ZoteroBaseDir: opts.ZoteroBaseDir}, TypeOf: p.formats.TypeOf}
 	p.opts.OCR = p.opts.OCR.withDefaults()
 	var total int64
 	for _, b := range books {
@@ -282,9 +286,11 @@ func (p *pipeline) books(ctx context.Context, books []library.Book) error {
 }
 
 type pipeline struct {
-	w        *index.Writer
-	opts     Options
-	formats  Registry
+	w       *index.Writer
+	opts    Options
+	formats Registry
+	// reader reads the books' bytes, each Zotero library from one copy.
+	reader   *source.Reader
 	log      *slog.Logger
 	progress Progress
 	// doneBytes is the size of the books the run is done with, of
@@ -457,7 +463,7 @@ func (p *pipeline) parse(ctx context.Context, b library.Book) (*prepared, error)
 	if err != nil {
 		return nil, err
 	}
-	path, data, err := readContent(ctx, b, files)
+	path, data, err := readContent(ctx, p.reader, b, files)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -924,13 +930,13 @@ func EmbeddingText(k library.Chunk) string { return index.JoinText(k.Heading, k.
 // still does. A file is read only as the scan saw it: reached from its
 // library folder without following a link, a regular file, of the size and
 // inode its row records, never more than that size.
-func readContent(ctx context.Context, b library.Book, files []library.File) (string, []byte, error) {
+func readContent(ctx context.Context, books *source.Reader, b library.Book, files []library.File) (string, []byte, error) {
 	if len(files) == 0 {
 		return "", nil, fmt.Errorf("book %s: no file holds it any more", b.Slug)
 	}
 	var lastErr error
 	for _, f := range files {
-		data, err := source.Read(ctx, f)
+		data, err := books.Read(ctx, f)
 		if err != nil {
 			if ctx.Err() != nil {
 				return f.Path, nil, ctx.Err()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/grimoire-search/grimoire/ingest/doc"
+	izotero "github.com/grimoire-search/grimoire/ingest/zotero"
 )
 
 // errParsersClosed is returned by Parse after Close.
@@ -75,7 +76,21 @@ func (ps *Parsers) parse(ctx context.Context, typ string, data []byte, recognise
 	if s, ok := p.(scanner); ok && recognised != nil {
 		return s.ParseScanned(ctx, data, recognised)
 	}
+	if c, ok := p.(compound); ok {
+		return c.ParseParts(ctx, data, func(ctx context.Context, part string, data []byte) (*doc.Document, error) {
+			if part == typ {
+				return nil, fmt.Errorf("a %s book holds another", typ)
+			}
+			return ps.parse(ctx, part, data, nil)
+		})
+	}
 	return p.Parse(ctx, data)
+}
+
+// compound is the parser of a book made of files of other formats (a
+// Zotero item's attachments), each read by the parser of its format.
+type compound interface {
+	ParseParts(ctx context.Context, data []byte, part izotero.PartParser) (*doc.Document, error)
 }
 
 // scanner is the parser of a format whose pages may be scans without a

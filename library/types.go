@@ -98,6 +98,12 @@ type Catalog struct {
 	Published string
 	// Identifiers map a scheme ("isbn", "uri") to the book's identifier.
 	Identifiers map[string]string
+	// Collections are the paths of the Zotero collections that hold the
+	// book ("Thesis/Methods"); ItemType is Zotero's type of the item
+	// ("journalArticle"); Abstract is its abstract.
+	Collections []string
+	ItemType    string
+	Abstract    string
 }
 
 // CatalogEntry is a catalogue's description of a book: it names the book
@@ -283,4 +289,24 @@ type Run struct {
 	// Holds are the removals this run held back; not kept with the run
 	// (the index keeps the current ones, see DB.Holds).
 	Holds []Hold `json:"-"`
+}
+
+// ZoteroRead is which database a pass read a Zotero library from, and how
+// old what it read was: grimoire reads a copy, never Zotero's own file,
+// and the backup when no consistent copy could be had.
+type ZoteroRead struct {
+	// Dir is the Zotero data directory.
+	Dir string `json:"dir"`
+	// From names the file read: "zotero.sqlite" or "zotero.sqlite.bak".
+	From string `json:"from"`
+	// Locked: a running Zotero held the database when it was copied.
+	Locked bool `json:"locked,omitempty"`
+	// DataTime is when the file read was last written.
+	DataTime time.Time `json:"data_time"`
+	// ReadAt is when the pass read it.
+	ReadAt time.Time `json:"read_at"`
+	// Why the backup was read instead of the database; "" when it was not.
+	Why string `json:"why,omitempty"`
+	// Items is how many of its items are books.
+	Items int `json:"items"`
 }

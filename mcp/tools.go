@@ -14,13 +14,15 @@ import (
 )
 
 type listBooksArgs struct {
-	Author string `json:"author,omitempty" jsonschema:"Only books whose author contains this text (case-insensitive)"`
-	Type   string `json:"type,omitempty" jsonschema:"Only books of this type"`
-	Query  string `json:"query,omitempty" jsonschema:"Only books whose title or author contains this text"`
-	Tag    string `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives; case-insensitive)"`
-	Series string `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text (calibre's, or the one a book's file names)"`
-	Offset int    `json:"offset,omitempty" jsonschema:"Where to start in the list: pass next_offset of the previous call"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Books per page: 1 to 500 (default 100)"`
+	Author     string `json:"author,omitempty" jsonschema:"Only books whose author contains this text (case-insensitive)"`
+	Type       string `json:"type,omitempty" jsonschema:"Only books of this type"`
+	Query      string `json:"query,omitempty" jsonschema:"Only books whose title or author contains this text"`
+	Tag        string `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives; case-insensitive)"`
+	Series     string `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text (calibre's, or the one a book's file names)"`
+	Collection string `json:"collection,omitempty" jsonschema:"Only the items of a Zotero library in this collection or its sub-collections: a path (Thesis/Methods) or a collection's name"`
+	ItemType   string `json:"item_type,omitempty" jsonschema:"Only the items of a Zotero library of this type (journalArticle, book, bookSection, thesis, preprint...)"`
+	Offset     int    `json:"offset,omitempty" jsonschema:"Where to start in the list: pass next_offset of the previous call"`
+	Limit      int    `json:"limit,omitempty" jsonschema:"Books per page: 1 to 500 (default 100)"`
 }
 
 type listBooksResult struct {
@@ -45,14 +47,16 @@ type sectionArgs struct {
 }
 
 type searchArgs struct {
-	Query   string   `json:"query" jsonschema:"What the user asked, in their words: a question, a claim, keywords or an exact sentence; coverage, no_match and missing are judged against it"`
-	Queries []string `json:"queries,omitempty" jsonschema:"More phrasings of the same question (synonyms, the terms a book would use); their rankings are fused with query's, but they do not count toward the verdict"`
-	Book    string   `json:"book,omitempty" jsonschema:"Only this book (slug)"`
-	Author  string   `json:"author,omitempty" jsonschema:"Only books whose author contains this text"`
-	Type    string   `json:"type,omitempty" jsonschema:"Only books of this type"`
-	Tag     string   `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives)"`
-	Series  string   `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"Number of passages to return: 1 to 50 (default 10)"`
+	Query      string   `json:"query" jsonschema:"What the user asked, in their words: a question, a claim, keywords or an exact sentence; coverage, no_match and missing are judged against it"`
+	Queries    []string `json:"queries,omitempty" jsonschema:"More phrasings of the same question (synonyms, the terms a book would use); their rankings are fused with query's, but they do not count toward the verdict"`
+	Book       string   `json:"book,omitempty" jsonschema:"Only this book (slug)"`
+	Author     string   `json:"author,omitempty" jsonschema:"Only books whose author contains this text"`
+	Type       string   `json:"type,omitempty" jsonschema:"Only books of this type"`
+	Tag        string   `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives)"`
+	Series     string   `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text"`
+	Collection string   `json:"collection,omitempty" jsonschema:"Only the items of a Zotero library in this collection or its sub-collections: a path (Thesis/Methods) or a collection's name"`
+	ItemType   string   `json:"item_type,omitempty" jsonschema:"Only the items of a Zotero library of this type (journalArticle, book, bookSection, thesis, preprint...)"`
+	Limit      int      `json:"limit,omitempty" jsonschema:"Number of passages to return: 1 to 50 (default 10)"`
 }
 
 type searchResult struct {
@@ -131,7 +135,8 @@ func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listB
 	case limit == 0:
 		limit = defaultListLimit
 	}
-	books, err := s.lib.Books(ctx, index.BookFilter{Author: a.Author, Type: a.Type, Query: a.Query, Tag: a.Tag, Series: a.Series})
+	books, err := s.lib.Books(ctx, index.BookFilter{Author: a.Author, Type: a.Type, Query: a.Query, Tag: a.Tag, Series: a.Series,
+		Collection: a.Collection, ItemType: a.ItemType})
 	if err != nil {
 		return s.toolError("list_books", err), nil
 	}
@@ -162,6 +167,9 @@ func (s *Server) listBooks(ctx context.Context, _ mcpgo.CallToolRequest, a listB
 		fmt.Fprintf(&b, " (%s, %s, %s)", bk.SourceType, plural.Count(bk.Chapters, "chapter"), bk.Status)
 		if len(bk.Tags) > 0 {
 			fmt.Fprintf(&b, " tags: %s", retrieve.JoinTags(bk.Tags))
+		}
+		if len(bk.Collections) > 0 {
+			fmt.Fprintf(&b, " collections: %s", retrieve.JoinTags(bk.Collections))
 		}
 		b.WriteString("\n")
 	}
@@ -216,7 +224,8 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 	if strings.TrimSpace(text) == "" {
 		text, phrasings = phrasings[0], phrasings[1:]
 	}
-	v, err := s.lib.Search(ctx, retrieve.Query{Text: text, Phrasings: phrasings, Book: a.Book, Author: a.Author, Type: a.Type, Tag: a.Tag, Series: a.Series, Limit: a.Limit})
+	v, err := s.lib.Search(ctx, retrieve.Query{Text: text, Phrasings: phrasings, Book: a.Book, Author: a.Author, Type: a.Type, Tag: a.Tag, Series: a.Series,
+		Collection: a.Collection, ItemType: a.ItemType, Limit: a.Limit})
 	if err != nil {
 		return s.toolError("search", err), nil
 	}
@@ -242,6 +251,9 @@ func (s *Server) search(ctx context.Context, _ mcpgo.CallToolRequest, a searchAr
 	for i, h := range hits {
 		fmt.Fprintf(&b, "[%d] %s\n    book=%s chapter_index=%d section_index=%d chunk_index=%d score=%.4f\n",
 			i+1, h.Citation, h.Book, h.ChapterIndex, h.SectionIndex, h.ChunkIndex, h.Score)
+		if h.Yours {
+			b.WriteString("    the user's own: a highlight or note made in Zotero; its comments and notes are the user's words, not the paper's\n")
+		}
 		for _, p := range h.AlsoIn {
 			fmt.Fprintf(&b, "    also in: %s (book=%s chapter_index=%d section_index=%d chunk_index=%d)\n",
 				p.Citation, p.Book, p.ChapterIndex, p.SectionIndex, p.ChunkIndex)
@@ -301,6 +313,9 @@ func (s *Server) status(ctx context.Context, _ mcpgo.CallToolRequest, _ statusAr
 	}
 	for _, h := range v.Held {
 		fmt.Fprintf(&b, "held the removal of %s under %s (%s); their books stay searchable until the user runs `grimoire sync --prune`\n", plural.Count(h.Files, "file"), h.Root, h.Reason)
+	}
+	for _, z := range v.Zotero {
+		fmt.Fprintf(&b, "%s\n", retrieve.ZoteroLine(z))
 	}
 	if v.LastSync != nil {
 		fmt.Fprintf(&b, "last sync finished %s\n", v.LastSync.Finished.Format("2006-01-02 15:04:05 UTC"))

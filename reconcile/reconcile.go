@@ -49,6 +49,11 @@ type Options struct {
 	// book.toml; see internal/mdbook) for one book; false reads its
 	// Markdown files as books each.
 	MDBook bool
+	// Zotero takes a Zotero data directory's items for books (see
+	// source.Options.ZoteroIn); ZoteroBaseDir resolves its linked files
+	// stored relative to Zotero's base directory.
+	Zotero        bool
+	ZoteroBaseDir string
 	// HashWorkers hash files in parallel; default min(4, GOMAXPROCS).
 	HashWorkers int
 	// BatchSize is the number of path changes per transaction; default 256.
@@ -112,7 +117,7 @@ func newScanner(w *index.Writer, opts Options) *scanner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &scanner{opts: opts, src: source.Options{CalibrePrefer: opts.CalibrePrefer, MDBook: opts.MDBook}, w: w, log: log}
+	return &scanner{opts: opts, src: source.Options{CalibrePrefer: opts.CalibrePrefer, MDBook: opts.MDBook, Zotero: opts.Zotero, ZoteroBaseDir: opts.ZoteroBaseDir}, w: w, log: log}
 }
 
 // Run reconciles every root with the index.
@@ -236,6 +241,12 @@ func (s *scanner) apply(ctx context.Context, res *walkResult, inScope func(libra
 	}
 	for _, pr := range res.passedOver {
 		s.tell([]Change{{Kind: Alternate, Path: pr.path, Reason: pr.reason}})
+	}
+	for _, z := range res.zotero {
+		z.ReadAt = time.Now().UTC()
+		if err := s.w.SetZoteroRead(ctx, z); err != nil {
+			return out, err
+		}
 	}
 	for _, h := range out.Holds {
 		s.tell([]Change{{Kind: Held, Path: h.Root, Files: h.Files, Reason: h.Reason}})

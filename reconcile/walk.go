@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/source"
 )
 
@@ -51,6 +52,9 @@ type walkResult struct {
 	// inBook are the files of the mdBooks found (SUMMARY.md, book.toml,
 	// the chapters), which are no books of their own.
 	inBook map[string]bool
+	// zotero are the Zotero libraries read, and which database each was
+	// read from.
+	zotero []library.ZoteroRead
 }
 
 func newWalkResult() *walkResult {
@@ -128,6 +132,9 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 	}
 	res.covered[dir] = true
 	s.noteDevice(root, dir, res)
+	if done, err := s.zoteroLibrary(ctx, root, dir, res); done || err != nil {
+		return err
+	}
 	inEntry := s.src.CalibreEntry(dir, root, ents)
 	if err := s.folderBook(ctx, root, dir, ents, res); err != nil {
 		return err
@@ -241,6 +248,36 @@ func (s *scanner) folderBook(ctx context.Context, root, dir string, ents []fs.Di
 		s.addEntry(*book, res)
 	}
 	return nil
+}
+
+// zoteroLibrary takes the items of the Zotero library whose data
+// directory is dir for books (see source.Options.ZoteroIn), and reports
+// whether it was one: nothing else in it is walked, since its storage
+// holds the attachments of the items, which the database tells apart. A
+// database that cannot be read is a problem, and nothing below dir is
+// pruned.
+func (s *scanner) zoteroLibrary(ctx context.Context, root, dir string, res *walkResult) (bool, error) {
+	lib, err := s.src.ZoteroIn(ctx, root, dir, s.opts.Formats.TypeOf)
+	if ctx.Err() != nil {
+		return true, ctx.Err()
+	}
+	if err != nil {
+		res.blocked = append(res.blocked, dir)
+		res.problems = append(res.problems, problem{path: dir, reason: fmt.Sprintf("%v; nothing of the Zotero library was changed", err), persistent: true})
+		return true, nil
+	}
+	if lib == nil {
+		return false, nil
+	}
+	res.zotero = append(res.zotero, library.ZoteroRead{Dir: dir, From: lib.Read.From.String(), Locked: lib.Read.Locked,
+		DataTime: lib.Read.ModTime, Why: lib.Read.Why, Items: len(lib.Books)})
+	for _, p := range lib.Problems {
+		res.problems = append(res.problems, problem{path: p.Path, reason: p.Reason, persistent: true})
+	}
+	for _, b := range lib.Books {
+		s.addEntry(b, res)
+	}
+	return true, nil
 }
 
 // takeOne adds the calibre entry's preferred format, and passes over the

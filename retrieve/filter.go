@@ -34,7 +34,7 @@ func checkType(typ string, types []string) (string, error) {
 // select books but none together are named together. A search would
 // otherwise only find "no matches", as if the question were the trouble.
 func checkSelects(ctx context.Context, db *index.DB, f index.BookFilter) error {
-	if f.Author == "" && f.Type == "" && f.Path == "" && f.Tag == "" && f.Series == "" {
+	if f.Author == "" && f.Type == "" && f.Path == "" && f.Tag == "" && f.Series == "" && f.Collection == "" && f.ItemType == "" {
 		return nil
 	}
 	f.ReadyOnly = false
@@ -123,21 +123,28 @@ func describe(f index.BookFilter) string {
 	if f.Series != "" {
 		parts = append(parts, fmt.Sprintf("series %.80q", f.Series))
 	}
+	if f.Collection != "" {
+		parts = append(parts, fmt.Sprintf("collection %.80q", f.Collection))
+	}
+	if f.ItemType != "" {
+		parts = append(parts, fmt.Sprintf("item type %.40q", f.ItemType))
+	}
 	if f.Path != "" {
 		parts = append(parts, "path "+f.Path)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// checkCatalog returns a NotFound error when the tag or series filter of f
-// alone selects no book, with the nearest tags or series the library has:
-// a tag is matched whole, and a typo would otherwise list nothing.
+// checkCatalog returns a NotFound error when the tag, series, collection
+// or item type filter of f alone selects no book, with the nearest ones
+// the library has: a tag is matched whole, and a typo would otherwise
+// list nothing.
 func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
-	if f.Tag == "" && f.Series == "" {
+	if f.Tag == "" && f.Series == "" && f.Collection == "" && f.ItemType == "" {
 		return nil
 	}
 	// Most lists name a tag that exists: only a miss reads every book.
-	if n, err := count(ctx, db, index.BookFilter{Tag: f.Tag, Series: f.Series}); err != nil || n > 0 {
+	if n, err := count(ctx, db, index.BookFilter{Tag: f.Tag, Series: f.Series, Collection: f.Collection, ItemType: f.ItemType}); err != nil || n > 0 {
 		return err
 	}
 	books, err := db.Books(ctx, index.BookFilter{})
@@ -149,7 +156,7 @@ func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
 		return err
 	}
 	return (&fault.Error{Code: fault.NotFound, Msg: strings.Join(why, "; ")}).
-		WithHint("`grimoire list --json` (or list_books) shows each book's tags and series")
+		WithHint("`grimoire list --json` (or list_books) shows each book's tags and series, and a Zotero item's collections and type")
 }
 
 // noCatalog appends to why what the tag and series filters of f, each
@@ -174,7 +181,42 @@ func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []li
 			}))
 		}
 	}
+	if f.Collection != "" {
+		if n, err := count(ctx, db, index.BookFilter{Collection: f.Collection}); err != nil {
+			return why, err
+		} else if n == 0 {
+			why = append(why, nearest(fmt.Sprintf("no book is in a collection %.80q", f.Collection), f.Collection, books, collectionNames))
+		}
+	}
+	if f.ItemType != "" {
+		if n, err := count(ctx, db, index.BookFilter{ItemType: f.ItemType}); err != nil {
+			return why, err
+		} else if n == 0 {
+			why = append(why, nearest(fmt.Sprintf("no book is a Zotero item of type %.40q", f.ItemType), f.ItemType, books, func(b library.Book) []string {
+				if b.Catalog.ItemType == "" {
+					return nil
+				}
+				return []string{b.Catalog.ItemType}
+			}))
+		}
+	}
 	return why, nil
+}
+
+// collectionNames are the names a collection filter takes for the
+// collections that hold b: each collection's path, and its last names
+// ("Methods" of "Thesis/Methods").
+func collectionNames(b library.Book) []string {
+	var out []string
+	for _, p := range b.Catalog.Collections {
+		out = append(out, p)
+		for i := range len(p) {
+			if p[i] == '/' {
+				out = append(out, p[i+1:])
+			}
+		}
+	}
+	return out
 }
 
 // nearest adds to msg the books' names nearest to typo, compared in

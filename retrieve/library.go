@@ -11,6 +11,7 @@ import (
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/source/mdbook"
+	"github.com/grimoire-search/grimoire/source/zotero"
 )
 
 // Library is the read side of grimoire as people and models see it: what
@@ -61,6 +62,10 @@ type CatalogView struct {
 	Publisher   string            `json:"publisher,omitempty"`
 	Published   string            `json:"published,omitempty"`
 	Identifiers map[string]string `json:"identifiers,omitempty"`
+	// Collections, ItemType and Abstract are a Zotero item's.
+	Collections []string `json:"collections,omitempty"`
+	ItemType    string   `json:"item_type,omitempty"`
+	Abstract    string   `json:"abstract,omitempty"`
 }
 
 // TagSeparator parts a book's tags where text lists them on one line. A
@@ -74,7 +79,7 @@ func JoinTags(tags []string) string { return strings.Join(tags, TagSeparator) }
 
 func catalogView(c library.Catalog) CatalogView {
 	return CatalogView{Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags, Publisher: c.Publisher,
-		Published: c.Published, Identifiers: c.Identifiers}
+		Published: c.Published, Identifiers: c.Identifiers, Collections: c.Collections, ItemType: c.ItemType, Abstract: c.Abstract}
 }
 
 func bookView(b library.Book) BookView {
@@ -98,6 +103,7 @@ func (l *Library) Books(ctx context.Context, f index.BookFilter) ([]BookView, er
 		f.Type = typ
 	}
 	f.Tag, f.Series = strings.TrimSpace(f.Tag), strings.TrimSpace(f.Series)
+	f.Collection, f.ItemType = strings.TrimSpace(f.Collection), strings.TrimSpace(f.ItemType)
 	if err := checkCatalog(ctx, l.DB, f); err != nil {
 		return nil, err
 	}
@@ -375,6 +381,9 @@ type HitView struct {
 	Series      string   `json:"series,omitempty"`
 	SeriesIndex float64  `json:"series_index,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
+	// Yours marks a passage the user wrote or marked: a note, highlight
+	// or comment made in Zotero, not the paper's own text in its place.
+	Yours bool `json:"yours,omitempty"`
 	// Indexing is the search's, the same on every hit: set only while
 	// books are still being indexed, when the hits come from the ready
 	// ones and may be incomplete.
@@ -521,6 +530,7 @@ func hitViews(hits []Hit, indexing *IndexingView) []HitView {
 				Rerank: rerank, RerankProbability: probability},
 			AlsoIn: make([]PlaceView, len(h.AlsoIn)),
 			Series: h.Book.Catalog.Series, SeriesIndex: h.Book.Catalog.SeriesIndex, Tags: h.Book.Catalog.Tags,
+			Yours: h.Book.SourceType == zotero.Type && h.ChapterTitle == zotero.NotesChapter,
 		}
 		for j, o := range h.AlsoIn {
 			out[i].AlsoIn[j] = placeView(o)

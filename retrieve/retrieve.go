@@ -116,6 +116,9 @@ type Query struct {
 	// Tag and Series select the books a calibre library tags so, or puts
 	// in a series whose name holds Series.
 	Tag, Series string
+	// Collection and ItemType select the items of a Zotero library that
+	// a collection (or its sub-collections) holds, or of an item type.
+	Collection, ItemType string
 	// Limit is the number of hits; 0 is DefaultLimit, at most MaxLimit.
 	Limit int
 	// Mode overrides Options.Mode when set.
@@ -430,7 +433,8 @@ func (s *Searcher) settle(ctx context.Context, q Query) (request, error) {
 		return r, err
 	}
 	r.filter = index.BookFilter{Author: strings.TrimSpace(q.Author), Type: typ, Path: q.Path,
-		Tag: strings.TrimSpace(q.Tag), Series: strings.TrimSpace(q.Series), ReadyOnly: true}
+		Tag: strings.TrimSpace(q.Tag), Series: strings.TrimSpace(q.Series),
+		Collection: strings.TrimSpace(q.Collection), ItemType: strings.TrimSpace(q.ItemType), ReadyOnly: true}
 	if q.Book != "" {
 		// The book may be named by a prefix of its slug; the filter
 		// takes the whole slug.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/grimoire-search/grimoire/index"
 	"github.com/grimoire-search/grimoire/internal/plural"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/library"
 )
 
@@ -54,6 +55,9 @@ type StatusView struct {
 	Writer           WriterView            `json:"writer"`
 	// Watch is the running watcher's state; nil when none runs.
 	Watch *index.WatchState `json:"watch"`
+	// Zotero says, for each Zotero library in the library folders, which
+	// database the last pass read it from and how old that was.
+	Zotero []library.ZoteroRead `json:"zotero,omitempty"`
 }
 
 // WriterView says whether a process is writing the index right now.
@@ -108,6 +112,13 @@ func (l *Library) Status(ctx context.Context, roots []string) (StatusView, error
 	if ns, ok, err := l.DB.NextStamp(ctx); err == nil && ok {
 		v.Reembedding = ns.Provider + "/" + ns.Model
 	}
+	if reads, err := l.DB.ZoteroReads(ctx); err == nil {
+		for _, r := range reads {
+			if subtree.InAny(r.Dir, roots) {
+				v.Zotero = append(v.Zotero, r)
+			}
+		}
+	}
 	if h, running := l.DB.Writer(ctx); running {
 		v.Writer = WriterView{Running: true, PID: h.PID, Command: h.Command, Since: h.Started,
 			Trouble: h.Trouble, TroubleSince: h.TroubleSince, RetryAt: h.RetryAt}
@@ -147,4 +158,22 @@ func (v StatusView) UnsupportedSummary() string {
 		parts = append(parts, fmt.Sprintf("%s of %s", plural.Grouped(rest), plural.Count(kinds, "other extension")))
 	}
 	return plural.Count(v.UnsupportedFiles, "file") + ": " + strings.Join(parts, ", ")
+}
+
+// ZoteroLine says which database a pass read a Zotero library from and
+// how old what it read was: "~/Zotero: 120 items, from a copy of
+// zotero.sqlite taken while Zotero held it, written 2026-12-06 14:02 UTC
+// (3 minutes before it was read)".
+func ZoteroLine(r library.ZoteroRead) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Zotero library %s: %s, read %s from ", r.Dir, plural.Count(r.Items, "item"), r.ReadAt.Format("2006-01-02 15:04 UTC"))
+	switch {
+	case r.Why != "":
+		fmt.Fprintf(&b, "its backup %s, as it was at %s (%s)", r.From, r.DataTime.UTC().Format("2006-01-02 15:04 UTC"), r.Why)
+	case r.Locked:
+		fmt.Fprintf(&b, "a copy of %s taken while Zotero was running, as it was at %s", r.From, r.DataTime.UTC().Format("2006-01-02 15:04 UTC"))
+	default:
+		fmt.Fprintf(&b, "a copy of %s, as it was at %s", r.From, r.DataTime.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	return b.String()
 }

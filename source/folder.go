@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/internal/subtree"
 	"github.com/grimoire-search/grimoire/source/calibre"
 	"github.com/grimoire-search/grimoire/source/mdbook"
+	"github.com/grimoire-search/grimoire/source/zotero"
 )
 
 // Options say which folders are one book.
@@ -23,6 +25,12 @@ type Options struct {
 	// MDBook reads an mdBook folder as one book; false reads its
 	// Markdown files as books of their own.
 	MDBook bool
+	// Zotero reads a Zotero data directory's items as books, each with
+	// its attachments, notes and annotations; false reads nothing of it.
+	Zotero bool
+	// ZoteroBaseDir is where Zotero's linked files stored relative to its
+	// base directory lie ("attachments:…" paths); "" leaves them out.
+	ZoteroBaseDir string
 }
 
 // Problem is why something found was not read as a book: recorded for
@@ -129,10 +137,14 @@ func (o Options) MDBookIn(ctx context.Context, root, dir string, ents []fs.DirEn
 
 // FolderOf returns the folder whose books a change at p (a file or
 // folder below root, there or gone) may change, to be looked at whole, or
-// "" when p is a book of its own or none: the mdBook folder p lies in, or
+// "" when p is a book of its own or none: the Zotero data directory p lies
+// in (its database, or an attachment in its storage); the mdBook folder p lies in, or
 // was the SUMMARY.md or book.toml of (its files are books again); the
 // calibre entry p is a format or the description of, or was.
 func (o Options) FolderOf(p, root string) string {
+	if dir := o.zoteroFolder(p, root); dir != "" {
+		return dir
+	}
 	if !o.MDBook && o.CalibrePrefer == nil {
 		return ""
 	}
@@ -185,4 +197,22 @@ func entryChanged(p, root string) bool {
 		return err == nil && st.IsDir()
 	}
 	return calibre.Entry(dir, root)
+}
+
+// zoteroFolder returns the Zotero data directory that p (there or gone)
+// lies in, up to root, or "".
+func (o Options) zoteroFolder(p, root string) string {
+	if !o.Zotero {
+		return ""
+	}
+	root = filepath.Clean(root)
+	for d := filepath.Dir(filepath.Clean(p)); subtree.Contains(root, d); d = filepath.Dir(d) {
+		if zotero.IsLibrary(d) {
+			return d
+		}
+		if d == root {
+			break
+		}
+	}
+	return ""
 }

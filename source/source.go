@@ -1,6 +1,6 @@
 // Package source is what a book is on disk: a plain file, the one format
-// a calibre entry is read from (package calibre), or an mdBook folder
-// (package mdbook). A folder's listing gives its books as Source values
+// a calibre entry is read from (package calibre), an mdBook folder
+// (package mdbook), or an item of a Zotero library (package zotero). A folder's listing gives its books as Source values
 // (Options.Listing); a changed path, the folder whose books it changes
 // (Options.FolderOf). A Source's bytes are read one way, through libfile,
 // whether reconcile hashes them (Source.Hash) or ingest parses them
@@ -18,6 +18,7 @@ import (
 	"github.com/grimoire-search/grimoire/internal/libfile"
 	"github.com/grimoire-search/grimoire/library"
 	"github.com/grimoire-search/grimoire/source/mdbook"
+	"github.com/grimoire-search/grimoire/source/zotero"
 )
 
 // Source is one book's bytes on disk as a walk of the library found them.
@@ -40,6 +41,8 @@ type Source struct {
 
 	// book is the mdBook read from the folder, nil for a file.
 	book *mdbook.Book
+	// zotero is the Zotero item read from its library, nil for a file.
+	zotero *zoteroBook
 }
 
 // File is the source of the regular file p below root, of format typ, as
@@ -55,7 +58,7 @@ func folder(b *mdbook.Book, summary, root string) Source {
 }
 
 // Folder reports whether s is a folder of files read as one book.
-func (s Source) Folder() bool { return s.book != nil }
+func (s Source) Folder() bool { return s.book != nil || s.zotero != nil }
 
 // Hash reads s as the walk saw it and hashes it, with buf for the reads.
 // It returns the hash, and the modification time the file had when read,
@@ -63,8 +66,13 @@ func (s Source) Folder() bool { return s.book != nil }
 // is an error that wraps libfile.ErrChanged; nothing a link leads to is
 // ever read (see libfile.Open).
 func (s Source) Hash(ctx context.Context, buf []byte) (library.Hash, int64, error) {
-	if s.book != nil {
-		r := s.book.Reader(ctx)
+	if s.book != nil || s.zotero != nil {
+		var r io.ReadCloser
+		if s.book != nil {
+			r = s.book.Reader(ctx)
+		} else {
+			r = libfile.Concat(ctx, s.zotero.head, s.zotero.parts)
+		}
 		defer r.Close()
 		h, _, err := library.HashReader(r, buf)
 		return h, s.ModTimeNS, err
@@ -126,7 +134,7 @@ func Read(ctx context.Context, f library.File) ([]byte, error) {
 // out, and for an mdBook, whose row folds all its files: the walk compares
 // them.
 func Now(f library.File) (same bool, modTime time.Time, ok bool) {
-	if f.SourceType == mdbook.Type {
+	if f.SourceType == mdbook.Type || f.SourceType == zotero.Type {
 		return false, time.Time{}, false
 	}
 	info, err := libfile.Stat(f.Root, f.Path)

@@ -74,6 +74,12 @@ type Config struct {
 	Calibre struct {
 		Prefer []string `mapstructure:"prefer"`
 	} `mapstructure:"calibre"`
+	Zotero struct {
+		// BaseDir is Zotero's base directory for linked attachments
+		// (Settings → Files and Folders), which its database stores
+		// relative paths against.
+		BaseDir string `mapstructure:"base_dir"`
+	} `mapstructure:"zotero"`
 	OCR struct {
 		Enabled     string   `mapstructure:"enabled"`
 		Languages   []string `mapstructure:"languages"`
@@ -581,6 +587,13 @@ func (c *Config) checkOCR(base string) error {
 			return err
 		}
 		c.OCR.Tesseract = p
+	}
+	if c.Zotero.BaseDir != "" {
+		p, err := absPath(base, c.Zotero.BaseDir)
+		if err != nil {
+			return err
+		}
+		c.Zotero.BaseDir = p
 	}
 	return nil
 }

@@ -29,6 +29,7 @@ func (c *Config) settings() app.Settings {
 			Concurrency: o.Concurrency,
 		},
 		CalibrePrefer: c.Calibre.Prefer,
+		ZoteroBaseDir: c.Zotero.BaseDir,
 		Watch:         watcher.Options{Debounce: c.Watch.Debounce, RescanInterval: c.Watch.RescanInterval},
 	}
 }

@@ -78,6 +78,9 @@ with the others under "also in".`,
 			}
 			for i, h := range hits {
 				fmt.Fprintf(a.stdout, "%d. %s\n   %s  [%s · chunk %d · score %.4f]\n", i+1, field(h.Citation), field(h.Path), sectionArgs(h.PlaceView), h.ChunkIndex, h.Score)
+				if h.Yours {
+					fmt.Fprintln(a.stdout, "   yours: a highlight or note you made in Zotero")
+				}
 				for j, p := range h.AlsoIn {
 					label := "also in:"
 					if j > 0 {
@@ -97,6 +100,8 @@ with the others under "also in".`,
 	f.StringVar(&q.Author, "author", "", "only books whose author contains this")
 	f.StringVar(&q.Tag, "tag", "", "only books with this tag (calibre's, or a subject or keyword the book's file gives)")
 	f.StringVar(&q.Series, "series", "", "only books of a series whose name contains this (calibre's, or the book file's)")
+	f.StringVar(&q.Collection, "collection", "", "only Zotero items in this collection or its sub-collections (a path, Thesis/Methods, or a name)")
+	f.StringVar(&q.ItemType, "item-type", "", "only Zotero items of this type (journalArticle, book, thesis…)")
 	f.StringVar(&q.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
 	f.StringVar(&q.Path, "path", "", "only books with this file, or a file in this folder (relative: to the library folder)")
 	f.StringVar(&q.Mode, "mode", "", "hybrid, fts or vector (default from config)")

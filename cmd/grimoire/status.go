@@ -111,6 +111,9 @@ func (a *cli) printStatus(v retrieve.StatusView) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, z := range v.Zotero {
+		fmt.Fprintf(w, "zotero    %s\n", field(retrieve.ZoteroLine(z)))
+	}
 	printOCR(w, v.OCR, v.Writer)
 	if len(v.Failures) > 0 {
 		fmt.Fprintf(w, "problems  %d:\n", len(v.Failures))

@@ -31,6 +31,14 @@ type Catalog struct {
 	Series      string
 	// SeriesIndex is the book's place in Series; 0 when not given.
 	SeriesIndex float64
+	// Collections are the paths of the collections a reference manager
+	// files the book in ("Thesis/Methods"), each once.
+	Collections []string
+	// ItemType is what a reference manager calls the book
+	// ("journalArticle", "book", "thesis"); "" for other books.
+	ItemType string
+	// Abstract is the summary a reference manager keeps of the book.
+	Abstract string
 }
 
 // The caps on what a file may say of itself.
@@ -43,6 +51,13 @@ const (
 	// maxField is the longest publisher, series or date, in characters;
 	// longer ones are clipped.
 	maxField = 200
+	// maxCollections is how many collections a book is listed in.
+	maxCollections = 64
+	// maxCollectionLen is the longest collection path, in characters.
+	maxCollectionLen = 1000
+	// maxAbstract is the longest abstract, in characters; longer ones
+	// are clipped.
+	maxAbstract = 8000
 	// maxIdentifiers is how many schemes a book keeps identifiers in.
 	maxIdentifiers = 8
 	// maxIdentifierLen is the longest identifier; a longer one is junk.
@@ -53,7 +68,8 @@ const (
 
 // Empty reports whether the catalogue says nothing.
 func (c *Catalog) Empty() bool {
-	return c.Publisher == "" && len(c.Tags) == 0 && c.Published == "" && len(c.Identifiers) == 0 && c.Series == ""
+	return c.Publisher == "" && len(c.Tags) == 0 && c.Published == "" && len(c.Identifiers) == 0 && c.Series == "" &&
+		len(c.Collections) == 0 && c.ItemType == "" && c.Abstract == ""
 }
 
 // AddTag adds one tag (an OPF's dc:subject, an FB2 genre), whole: a
@@ -123,6 +139,14 @@ func (c Catalog) Clean() Catalog {
 		Publisher: clipField(c.Publisher),
 		Published: clipField(c.Published),
 		Series:    clipField(c.Series),
+		ItemType:  clipField(c.ItemType),
+		Abstract:  clip(cleanField(c.Abstract), maxAbstract),
+	}
+	for _, p := range c.Collections {
+		p = cleanField(p)
+		if p != "" && utf8.RuneCountInString(p) <= maxCollectionLen && len(out.Collections) < maxCollections && !slices.Contains(out.Collections, p) {
+			out.Collections = append(out.Collections, p)
+		}
 	}
 	// A file's timestamp says the day at most: calibre's midnight UTC is
 	// no time of publication.
@@ -178,10 +202,12 @@ func cleanField(s string) string {
 }
 
 // clipField cleans s and clips it to maxField characters.
-func clipField(s string) string {
-	s = cleanField(s)
-	if utf8.RuneCountInString(s) <= maxField {
+func clipField(s string) string { return clip(cleanField(s), maxField) }
+
+// clip clips s to n characters, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string([]rune(s)[:maxField-1]) + "…"
+	return string([]rune(s)[:n-1]) + "…"
 }

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -413,82 +412,21 @@ func (b *Book) Len() (int64, error) {
 // book.toml are not read again: their content is in the header.
 func (b *Book) Reader(ctx context.Context) io.ReadCloser {
 	h, err := b.header()
-	return &reader{ctx: ctx, b: b, head: h, err: err}
-}
-
-type reader struct {
-	ctx  context.Context
-	b    *Book
-	head []byte
-	next int // the member to open next
-	cur  *libfile.File
-	r    io.Reader
-	err  error
-}
-
-func (r *reader) Read(p []byte) (int, error) {
-	for {
-		if r.err != nil {
-			return 0, r.err
-		}
-		if len(r.head) > 0 {
-			n := copy(p, r.head)
-			r.head = r.head[n:]
-			return n, nil
-		}
-		if r.cur == nil {
-			if r.next == len(r.b.Members) {
-				return 0, io.EOF
-			}
-			m := r.b.Members[r.next]
-			r.next++
-			f, err := libfile.Open(r.b.Root, m.Path, libfile.Want{Size: m.Info.Size, Dev: m.Info.Dev, Ino: m.Info.Ino})
-			if err != nil {
-				r.err = err
-				continue
-			}
-			r.cur, r.r = f, f.Reader(r.ctx)
-		}
-		n, err := r.r.Read(p)
-		if err == io.EOF {
-			r.err = r.finish()
-			if n > 0 || r.err != nil {
-				return n, r.err
-			}
-			continue
-		}
-		if err != nil {
-			r.cur.Close()
-			r.cur, r.err = nil, err
-		}
-		return n, err
-	}
-}
-
-// finish closes the member read to its end, checking it was not written
-// to meanwhile.
-func (r *reader) finish() error {
-	f := r.cur
-	r.cur = nil
-	defer f.Close()
-	before := f.Info()
-	after, err := f.Stat()
 	if err != nil {
-		return err
+		return failed{err}
 	}
-	if after.Size != before.Size || !after.ModTime.Equal(before.ModTime) {
-		return &fs.PathError{Op: "read", Path: r.b.Members[r.next-1].Path, Err: fmt.Errorf("%w (written to while it was read)", libfile.ErrChanged)}
+	parts := make([]libfile.Part, len(b.Members))
+	for i, m := range b.Members {
+		parts[i] = libfile.Part{Root: b.Root, Path: m.Path, Info: m.Info}
 	}
-	return nil
+	return libfile.Concat(ctx, h, parts)
 }
 
-// Close releases the file a reader stopped in, if any.
-func (r *reader) Close() error {
-	if r.cur != nil {
-		return r.cur.Close()
-	}
-	return nil
-}
+// failed is a reader of a book whose bytes cannot be given.
+type failed struct{ err error }
+
+func (f failed) Read([]byte) (int, error) { return 0, f.err }
+func (failed) Close() error               { return nil }
 
 // ChapterFile returns the file a passage's anchor names in a book whose
 // SUMMARY.md is at summary ("ch03-02.md#L12" → its path beside summary),

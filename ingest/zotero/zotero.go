@@ -1,0 +1,265 @@
+// Package zotero parses a Zotero item read as one book into the
+// format-neutral tree of package doc. It reads the bytes the walk makes of
+// an item (see source.Options.ZoteroIn): a first line that names the
+// format, a line of JSON with what Zotero's database says of the item (its
+// fields, tags, collections, child notes and the annotations made on its
+// attachments), then each attachment's file in turn. Each attachment is
+// parsed by the parser of its format; their chapters follow one another,
+// their pages numbered on, and a last chapter holds the user's notes and
+// annotations, each a section cited by the page it was made on.
+package zotero
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/grimoire-search/grimoire/ingest/doc"
+	"github.com/grimoire-search/grimoire/ingest/internal/meta"
+	"github.com/grimoire-search/grimoire/source/zotero"
+)
+
+// ErrDamaged means the bytes are not those of a Zotero item.
+var ErrDamaged = errors.New("zotero: not an item read from a Zotero library")
+
+// maxHeader bounds the line that describes the item: an item with
+// thousands of annotations stays far below it.
+const maxHeader = 64 << 20
+
+// header is the line of JSON that describes the item; see the walk's.
+type header struct {
+	ItemType    string       `json:"item_type"`
+	Title       string       `json:"title"`
+	Creators    []string     `json:"creators"`
+	Date        string       `json:"date"`
+	Publication string       `json:"publication"`
+	Publisher   string       `json:"publisher"`
+	DOI         string       `json:"doi"`
+	ISBN        string       `json:"isbn"`
+	URL         string       `json:"url"`
+	Abstract    string       `json:"abstract"`
+	Language    string       `json:"language"`
+	Tags        []string     `json:"tags"`
+	Collections []string     `json:"collections"`
+	Attachments []attachment `json:"attachments"`
+	Notes       []note       `json:"notes"`
+	Annotations []annotation `json:"annotations"`
+}
+
+type attachment struct {
+	Key   string `json:"key"`
+	Title string `json:"title"`
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Size  int64  `json:"size"`
+}
+
+type note struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+type annotation struct {
+	Attachment string `json:"attachment"`
+	Kind       string `json:"kind"`
+	Text       string `json:"text"`
+	Comment    string `json:"comment"`
+	PageLabel  string `json:"page_label"`
+	PageIndex  int    `json:"page_index"`
+}
+
+// PartParser parses one attachment's bytes as a book of format typ.
+type PartParser func(ctx context.Context, typ string, data []byte) (*doc.Document, error)
+
+// Parse reads an item's bytes into a document, each attachment parsed by
+// part. An attachment that cannot be parsed is passed over while another
+// one, or a note, gives the item text; else its error is the item's.
+func Parse(ctx context.Context, data []byte, part PartParser) (*doc.Document, error) {
+	rest, ok := bytes.CutPrefix(data, []byte(zotero.BookMagic))
+	if !ok {
+		return nil, doc.Failf(ErrDamaged, "zotero: the book does not start as a Zotero item does")
+	}
+	line, body, ok := bytes.Cut(rest[:min(len(rest), maxHeader)], []byte{'\n'})
+	if !ok {
+		return nil, doc.Failf(ErrDamaged, "zotero: the item's description does not end")
+	}
+	body = rest[len(line)+1:]
+	var h header
+	if err := json.Unmarshal(line, &h); err != nil {
+		return nil, doc.Failf(ErrDamaged, "zotero: the item's description: %v", err)
+	}
+	d := &doc.Document{Title: h.Title, Authors: h.Creators, Language: meta.LanguageTag(h.Language),
+		SourceType: zotero.Type, Catalog: catalog(&h)}
+	type placed struct{ first, pages int }
+	at := make(map[string]placed)
+	var failed error
+	labelled := false
+	for i, a := range h.Attachments {
+		if a.Size < 0 || a.Size > int64(len(body)) {
+			return nil, doc.Failf(ErrDamaged, "zotero: attachment %s is cut short", a.Name)
+		}
+		bytes := body[:a.Size]
+		body = body[a.Size:]
+		sub, err := part(ctx, a.Type, bytes)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			failed = errors.Join(failed, fmt.Errorf("%s: %w", a.Name, err))
+			continue
+		}
+		at[a.Key] = placed{first: d.PageCount, pages: sub.PageCount}
+		if d.Title == "" {
+			d.Title = sub.Title
+		}
+		if len(d.Authors) == 0 {
+			d.Authors = sub.Authors
+		}
+		if d.Language == "" {
+			d.Language = sub.Language
+		}
+		labelled = labelled || len(sub.PageLabels) > 0
+		for p := 1; p <= sub.PageCount; p++ {
+			label := strconv.Itoa(p)
+			if p <= len(sub.PageLabels) && sub.PageLabels[p-1] != "" {
+				label = sub.PageLabels[p-1]
+			}
+			d.PageLabels = append(d.PageLabels, label)
+		}
+		for _, c := range sub.Chapters {
+			if i > 0 {
+				c.Title = joinTitle(nameOf(a), c.Title)
+			}
+			shiftPages(&c, d.PageCount)
+			d.Chapters = append(d.Chapters, c)
+		}
+		d.PageCount += sub.PageCount
+	}
+	if !labelled {
+		// Numbers alone, as a file of the one format would be cited.
+		d.PageLabels = nil
+	}
+	if c, ok := notesChapter(&h, func(key string, index int) int {
+		p, ok := at[key]
+		if !ok || index < 0 || index >= p.pages {
+			return 0
+		}
+		return p.first + index + 1
+	}); ok {
+		d.Chapters = append(d.Chapters, c)
+	}
+	if len(d.Chapters) == 0 && failed != nil {
+		return nil, failed
+	}
+	return d, nil
+}
+
+// catalog is what Zotero says of the item beyond its title, creators and
+// language.
+func catalog(h *header) doc.Catalog {
+	c := doc.Catalog{Publisher: h.Publisher, Published: h.Date, ItemType: h.ItemType,
+		Abstract: h.Abstract, Collections: h.Collections}
+	if c.Publisher == "" {
+		c.Publisher = h.Publication
+	}
+	for _, t := range h.Tags {
+		c.AddTag(t)
+	}
+	c.SetIdentifier("doi", h.DOI)
+	c.SetIdentifier("isbn", h.ISBN)
+	c.SetIdentifier("uri", h.URL)
+	return c
+}
+
+// notesChapter makes the chapter of the user's notes and annotations;
+// page gives the page of the book an annotation was made on (0 when not
+// known) from its attachment and 0-based page index.
+func notesChapter(h *header, page func(attachment string, index int) int) (doc.Chapter, bool) {
+	c := doc.Chapter{Title: zotero.NotesChapter}
+	for _, a := range h.Annotations {
+		s := doc.Section{Title: annotationTitle(a)}
+		p := page(a.Attachment, a.PageIndex)
+		if t := strings.TrimSpace(a.Text); t != "" {
+			s.Blocks = append(s.Blocks, doc.Block{Kind: doc.Quote, Text: t, Page: p})
+		}
+		if t := strings.TrimSpace(a.Comment); t != "" {
+			s.Blocks = append(s.Blocks, doc.Block{Kind: doc.Paragraph, Text: t, Page: p})
+		}
+		if len(s.Blocks) > 0 {
+			c.Sections = append(c.Sections, s)
+		}
+	}
+	for _, n := range h.Notes {
+		s := doc.Section{Title: "Your note"}
+		if t := strings.TrimSpace(n.Title); t != "" {
+			s.Title += ": " + t
+		}
+		for _, para := range strings.Split(n.Text, "\n\n") {
+			if t := strings.TrimSpace(para); t != "" {
+				s.Blocks = append(s.Blocks, doc.Block{Kind: doc.Paragraph, Text: t})
+			}
+		}
+		if len(s.Blocks) > 0 {
+			c.Sections = append(c.Sections, s)
+		}
+	}
+	return c, len(c.Sections) > 0
+}
+
+// annotationTitle names an annotation as the user knows it: "Your
+// highlight, p. 12".
+func annotationTitle(a annotation) string {
+	what := "Your annotation"
+	switch a.Kind {
+	case "highlight":
+		what = "Your highlight"
+	case "underline":
+		what = "Your underline"
+	case "note", "text":
+		what = "Your note"
+	case "image":
+		what = "Your note on a figure"
+	case "ink":
+		what = "Your drawing's comment"
+	}
+	if l := strings.TrimSpace(a.PageLabel); l != "" {
+		what += ", p. " + l
+	}
+	return what
+}
+
+func nameOf(a attachment) string {
+	if t := strings.TrimSpace(a.Title); t != "" {
+		return t
+	}
+	return a.Name
+}
+
+func joinTitle(file, title string) string {
+	if title == "" {
+		return file
+	}
+	return file + ": " + title
+}
+
+// shiftPages numbers a chapter's pages on from those before it.
+func shiftPages(c *doc.Chapter, by int) {
+	if by == 0 {
+		return
+	}
+	for i := range c.Sections {
+		for j := range c.Sections[i].Blocks {
+			b := &c.Sections[i].Blocks[j]
+			if b.Page > 0 {
+				b.Page += by
+			}
+			if b.PageEnd > 0 {
+				b.PageEnd += by
+			}
+		}
+	}
+}

@@ -1,0 +1,288 @@
+package source
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/grimoire-search/grimoire/internal/libfile"
+	"github.com/grimoire-search/grimoire/library"
+	"github.com/grimoire-search/grimoire/source/zotero"
+)
+
+// zoteroHeader is what the database says of an item, as its book's bytes
+// hold it: what the book is known by changes when any of it does.
+type zoteroHeader struct {
+	Key         string             `json:"key"`
+	ItemType    string             `json:"item_type"`
+	Title       string             `json:"title"`
+	Creators    []string           `json:"creators,omitempty"`
+	Date        string             `json:"date,omitempty"`
+	Publication string             `json:"publication,omitempty"`
+	Publisher   string             `json:"publisher,omitempty"`
+	DOI         string             `json:"doi,omitempty"`
+	ISBN        string             `json:"isbn,omitempty"`
+	URL         string             `json:"url,omitempty"`
+	Abstract    string             `json:"abstract,omitempty"`
+	Language    string             `json:"language,omitempty"`
+	Tags        []string           `json:"tags,omitempty"`
+	Collections []string           `json:"collections,omitempty"`
+	Attachments []zoteroAttachment `json:"attachments"`
+	Notes       []zoteroNote       `json:"notes,omitempty"`
+	Annotations []zoteroAnnotation `json:"annotations,omitempty"`
+}
+
+type zoteroAttachment struct {
+	Key   string `json:"key"`
+	Title string `json:"title,omitempty"`
+	Type  string `json:"type"`
+	Name  string `json:"name"`
+	Size  int64  `json:"size"`
+}
+
+type zoteroNote struct {
+	Title string `json:"title,omitempty"`
+	Text  string `json:"text"`
+}
+
+type zoteroAnnotation struct {
+	Attachment string `json:"attachment"`
+	Kind       string `json:"kind"`
+	Text       string `json:"text,omitempty"`
+	Comment    string `json:"comment,omitempty"`
+	PageLabel  string `json:"page_label,omitempty"`
+	PageIndex  int    `json:"page_index"`
+}
+
+// zoteroBook is a Zotero item as one book: the header, then the files of
+// its attachments that grimoire reads.
+type zoteroBook struct {
+	head  []byte
+	parts []libfile.Part
+}
+
+func (b *zoteroBook) size() int64 {
+	n := int64(len(b.head))
+	for _, p := range b.parts {
+		n += p.Info.Size
+	}
+	return n
+}
+
+// id folds the header and the identities of the attachment files into
+// one number: it changes when the item is edited in Zotero or a file is
+// replaced.
+func (b *zoteroBook) id() uint64 {
+	h := fnv.New64a()
+	h.Write(b.head)
+	for _, p := range b.parts {
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", p.Path, p.Info.Size, p.Info.Ino)
+	}
+	return h.Sum64()
+}
+
+func (b *zoteroBook) modTimeNS() int64 {
+	var t int64
+	for _, p := range b.parts {
+		t = max(t, p.Info.ModTime.UnixNano())
+	}
+	return t
+}
+
+// ZoteroItemPath is the path that stands for a Zotero item in the library
+// whose data directory is dir: the database's, with the item's key.
+func ZoteroItemPath(dir, key string) string {
+	return filepath.Join(dir, zotero.DB+"#"+key)
+}
+
+// zoteroItemOf splits a path made by ZoteroItemPath.
+func zoteroItemOf(p string) (dir, key string, ok bool) {
+	key, ok = strings.CutPrefix(filepath.Base(p), zotero.DB+"#")
+	return filepath.Dir(p), key, ok && key != ""
+}
+
+// ZoteroLibrary is what a Zotero data directory gave a walk: its items as
+// books, what could not be read, and which database was read.
+type ZoteroLibrary struct {
+	Books    []Source
+	Problems []Problem
+	Read     zotero.Read
+}
+
+// ZoteroIn reads the Zotero library whose data directory is dir, below
+// root (see zotero.Open: never in Zotero's way): each regular item with an
+// attachment of a format typeOf names is one book, its path the database's
+// with the item's key. nil when o does not read Zotero libraries or dir
+// holds none.
+func (o Options) ZoteroIn(ctx context.Context, root, dir string, typeOf func(string) string) (*ZoteroLibrary, error) {
+	if !o.Zotero || !zotero.IsLibrary(dir) {
+		return nil, nil
+	}
+	lib, err := o.openZotero(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := &ZoteroLibrary{Read: lib.Read}
+	for _, p := range lib.Problems {
+		out.Problems = append(out.Problems, Problem{Path: p.Path, Reason: p.Reason})
+	}
+	for i := range lib.Items {
+		b, problems := zoteroBookOf(root, &lib.Items[i], typeOf)
+		out.Problems = append(out.Problems, problems...)
+		if b == nil {
+			continue
+		}
+		out.Books = append(out.Books, Source{Path: ZoteroItemPath(dir, lib.Items[i].Key), Root: root, Type: zotero.Type,
+			Size: b.size(), ModTimeNS: b.modTimeNS(), Inode: b.id(), zotero: b})
+	}
+	return out, nil
+}
+
+func (o Options) openZotero(ctx context.Context, dir string) (*zotero.Library, error) {
+	lib, err := zotero.Open(ctx, dir, zotero.Options{BaseDir: o.ZoteroBaseDir})
+	if err != nil {
+		return nil, fmt.Errorf("Zotero library %s: %w", dir, err)
+	}
+	return lib, nil
+}
+
+// zoteroBookOf makes the book of item, from the attachments whose files
+// are there and of a format typeOf names; nil when it has none. An
+// imported file is read below root; a linked file, which may lie
+// anywhere, below its own folder, and never through a link.
+func zoteroBookOf(root string, it *zotero.Item, typeOf func(string) string) (*zoteroBook, []Problem) {
+	h := zoteroHeader{
+		Key: it.Key, ItemType: it.ItemType, Title: it.Title, Creators: it.Creators, Date: it.Date,
+		Publication: it.Publication, Publisher: it.Publisher, DOI: it.DOI, ISBN: it.ISBN, URL: it.URL,
+		Abstract: it.Abstract, Language: it.Language, Tags: it.Tags, Collections: it.Collections,
+	}
+	b := &zoteroBook{}
+	var problems []Problem
+	taken := make(map[string]bool)
+	for _, a := range it.Attachments {
+		typ := typeOf(a.Path)
+		if typ == "" {
+			continue
+		}
+		base := root
+		if a.Linked {
+			base = filepath.Dir(a.Path)
+		}
+		info, err := libfile.Stat(base, a.Path)
+		if err != nil {
+			problems = append(problems, Problem{Path: a.Path, Reason: fmt.Sprintf("attachment of Zotero item %q cannot be read: %v", it.Title, libfile.Cause(err))})
+			continue
+		}
+		taken[a.Key] = true
+		h.Attachments = append(h.Attachments, zoteroAttachment{Key: a.Key, Title: a.Title, Type: typ, Name: filepath.Base(a.Path), Size: info.Size})
+		b.parts = append(b.parts, libfile.Part{Root: base, Path: a.Path, Info: info})
+	}
+	if len(b.parts) == 0 {
+		return nil, problems
+	}
+	for _, n := range it.Notes {
+		h.Notes = append(h.Notes, zoteroNote{Title: n.Title, Text: n.Text})
+	}
+	for _, a := range it.Annotations {
+		if !taken[a.Attachment] {
+			continue
+		}
+		h.Annotations = append(h.Annotations, zoteroAnnotation{Attachment: a.Attachment, Kind: a.Kind, Text: a.Text,
+			Comment: a.Comment, PageLabel: a.PageLabel, PageIndex: a.PageIndex})
+	}
+	line, err := json.Marshal(h)
+	if err != nil {
+		return nil, append(problems, Problem{Path: ZoteroItemPath("", it.Key), Reason: err.Error()})
+	}
+	b.head = append(append([]byte(zotero.BookMagic), line...), '\n')
+	return b, problems
+}
+
+// Reader reads books' bytes for ingest, as Read does, keeping each Zotero
+// library it opened while its database is unchanged: every item of a
+// library is read from the same copy of it. It is safe for concurrent use.
+type Reader struct {
+	Options Options
+	// TypeOf names the format of a file, as the walk that found the
+	// books named it.
+	TypeOf func(path string) string
+
+	mu     sync.Mutex
+	zotero map[string]zoteroOpened
+}
+
+type zoteroOpened struct {
+	stamp string
+	lib   *zotero.Library
+}
+
+// Read reads the book that the file row f records, as Read does; a Zotero
+// item's bytes are made again from its library as it is now, and must be
+// those the walk hashed.
+func (r *Reader) Read(ctx context.Context, f library.File) ([]byte, error) {
+	if f.SourceType != zotero.Type {
+		return Read(ctx, f)
+	}
+	dir, key, ok := zoteroItemOf(f.Path)
+	if !ok {
+		return nil, &fs.PathError{Op: "read", Path: f.Path, Err: fs.ErrNotExist}
+	}
+	lib, err := r.library(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	for i := range lib.Items {
+		if lib.Items[i].Key != key {
+			continue
+		}
+		b, _ := zoteroBookOf(f.Root, &lib.Items[i], r.TypeOf)
+		if b == nil || b.size() != f.Size || (f.Inode != 0 && b.id() != f.Inode) {
+			break
+		}
+		rc := libfile.Concat(ctx, b.head, b.parts)
+		defer rc.Close()
+		data := make([]byte, b.size())
+		if _, err := io.ReadFull(rc, data); err != nil {
+			return nil, err
+		}
+		return data, nil
+	}
+	return nil, &fs.PathError{Op: "read", Path: f.Path, Err: libfile.ErrChanged}
+}
+
+func (r *Reader) library(ctx context.Context, dir string) (*zotero.Library, error) {
+	stamp := zoteroStamp(dir)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if o, ok := r.zotero[dir]; ok && o.stamp == stamp {
+		return o.lib, nil
+	}
+	lib, err := r.Options.openZotero(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if r.zotero == nil {
+		r.zotero = make(map[string]zoteroOpened)
+	}
+	r.zotero[dir] = zoteroOpened{stamp: stamp, lib: lib}
+	return lib, nil
+}
+
+// zoteroStamp tells a Zotero database's files apart from what they were:
+// Zotero writes the database, its journal or its log.
+func zoteroStamp(dir string) string {
+	var b strings.Builder
+	for _, name := range []string{zotero.DB, zotero.DB + "-journal", zotero.DB + "-wal"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			fmt.Fprintf(&b, "%s %d %d;", name, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}
