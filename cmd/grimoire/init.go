@@ -115,6 +115,13 @@ rescan_interval = {{toml .Watch.RescanInterval}}
 # holds, the first of these is indexed; formats not named come after them.
 prefer = {{toml .Calibre.Prefer}}
 
+[zotero]
+# A Zotero data directory (zotero.sqlite at its top) is read from a copy of
+# its database: one book per item, with its attachments, notes and
+# highlights. Zotero's base directory for linked attachments (Settings →
+# Files and Folders), needed only for linked files it stores relative to it.
+base_dir = {{toml .Zotero.BaseDir}}
+
 [ocr]
 # Scanned pages (PDF pages that are images without text) are read by the
 # tesseract command: "auto" uses it when it is installed, "off" never does.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/grimoire-search/grimoire/internal/testbook"
+	"github.com/grimoire-search/grimoire/internal/testcorpus"
 	"github.com/grimoire-search/grimoire/source/zotero/zoterotest"
 )
 
@@ -298,4 +299,92 @@ func TestZoteroLockedAndEditedUnderWatch(t *testing.T) {
 		t.Errorf("after the edits, %d books, want 3: an edited item is the same book", got)
 	}
 	w.stopped(t, 30*time.Second)
+}
+
+// TestZoteroCorpus: a Zotero library of the corpus's real papers and
+// books, one imported with a highlight made in Zotero's reader, one a
+// linked EPUB outside the data directory, reads as Zotero describes them,
+// and the highlight's comment is found and cited to its page.
+func TestZoteroCorpus(t *testing.T) {
+	t.Parallel()
+	nist := testcorpus.Path(t, "books", "pdf", "NIST.SP.800-207.pdf")
+	alice := testcorpus.Path(t, "books", "epub", "pg11.epub")
+	dir := t.TempDir()
+	zdir := filepath.Join(dir, "Zotero")
+	zoterotest.Build(t, zdir, zoterotest.Library{
+		Collections: []zoterotest.Collection{{Key: "SECURITY", Name: "Security"}, {Key: "NETWORKS", Name: "Networks", Parent: "SECURITY"}},
+		Items: []zoterotest.Item{
+			{
+				Key: "ZTA00001", Type: "report",
+				Fields:      map[string]string{"title": "Zero Trust Architecture (SP 800-207)", "date": "2020-08", "institution": "NIST", "DOI": "10.6028/NIST.SP.800-207"},
+				Creators:    [][2]string{{"Scott", "Rose"}, {"Oliver", "Borchert"}},
+				Tags:        []string{"zero trust"},
+				Collections: []string{"NETWORKS"},
+				Attachments: []zoterotest.Attachment{{Key: "ZTAPDF01", Title: "Full Text PDF", File: nist, Annotations: []zoterotest.Annotation{{
+					Key: "ZTAHIGH1", Kind: "highlight", PageLabel: "4", PageIndex: 3,
+					Text:    "Zero trust (ZT) is the term for an evolving set of cybersecurity paradigms",
+					Comment: "The perimeterless marmoset argument for chapter two",
+				}}}},
+			},
+			{
+				Key: "ALICE001", Type: "book",
+				Fields:      map[string]string{"title": "Alice in Wonderland (annotated reading copy)", "date": "1865"},
+				Creators:    [][2]string{{"Lewis", "Carroll"}},
+				Attachments: []zoterotest.Attachment{{Key: "ALICEPUB", File: alice, Linked: filepath.Join(dir, "Books", "alice.epub")}},
+			},
+		},
+	})
+	ok(t, zdir, "--library", zdir, "sync")
+	books := listZotero(t, zdir)
+	if got, want := titles(books), []string{"Alice in Wonderland (annotated reading copy)", "Zero Trust Architecture (SP 800-207)"}; !slices.Equal(got, want) {
+		t.Fatalf("list: %q, want Zotero's titles %q", got, want)
+	}
+	for q, want := range map[string]string{
+		"perimeterless marmoset":        "Zero Trust Architecture (SP 800-207)",
+		"White Rabbit waistcoat pocket": "Alice in Wonderland (annotated reading copy)",
+		"policy enforcement point":      "Zero Trust Architecture (SP 800-207)",
+	} {
+		var hits []struct {
+			Title, Citation string
+			Yours           bool
+		}
+		out := ok(t, zdir, "--library", zdir, "query", q, "--mode", "fts", "--json", "--collection", map[bool]string{true: "Security", false: ""}[strings.Contains(want, "Zero")])
+		if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) == 0 || hits[0].Title != want {
+			t.Errorf("query %q: %s; want %q first", q, out, want)
+			continue
+		}
+		if q == "perimeterless marmoset" && (!hits[0].Yours || !strings.Contains(hits[0].Citation, "Your highlight, p. 4")) {
+			t.Errorf("the highlight's comment: %+v, want the user's own, cited to page 4", hits[0])
+		}
+	}
+}
+
+// TestZoteroLinkedBaseDir: a linked file Zotero stores relative to its
+// base directory is read once [zotero] base_dir names that directory, and
+// named in status as unreadable until then.
+func TestZoteroLinkedBaseDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	base := filepath.Join(dir, "Papers")
+	epub := filepath.Join(dir, "made", "moss.epub")
+	if err := os.MkdirAll(filepath.Dir(epub), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(epub, testbook.EPUB(t, "Mosses", "Sphagnum holds twenty times its weight in water."), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zoterotest.Build(t, filepath.Join(dir, "Zotero"), zoterotest.Library{BaseDir: base, Items: []zoterotest.Item{{
+		Key: "MOSSES01", Type: "book", Fields: map[string]string{"title": "Mosses of the Bog"},
+		Attachments: []zoterotest.Attachment{{Key: "MOSSEPUB", File: epub, Linked: filepath.Join(base, "bog", "moss.epub")}},
+	}}})
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Zotero\"]\n")
+	ok(t, dir, "sync")
+	if r := grimoire(t, dir, "status"); !strings.Contains(r.stdout, "MOSSEPUB") && !strings.Contains(r.stdout, "attachments:") {
+		t.Errorf("status does not name the linked file it cannot find:\n%s", r.stdout)
+	}
+	writeFile(t, filepath.Join(dir, "grimoire.toml"), "library = [\"Zotero\"]\n\n[zotero]\nbase_dir = \"Papers\"\n")
+	ok(t, dir, "sync")
+	if out := ok(t, dir, "query", "sphagnum water weight", "--mode", "fts"); !strings.Contains(out, "Mosses of the Bog") {
+		t.Errorf("the linked file under base_dir is not read:\n%s", out)
+	}
 }
