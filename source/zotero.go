@@ -130,11 +130,13 @@ func (o Options) ZoteroIn(ctx context.Context, root, dir string, typeOf func(str
 		return nil, err
 	}
 	out := &ZoteroLibrary{Read: lib.Read}
+	// A problem is the item's, where a later pass that reads the library
+	// clears it: the file it names may lie anywhere, or nowhere.
 	for _, p := range lib.Problems {
-		out.Problems = append(out.Problems, Problem{Path: p.Path, Reason: p.Reason})
+		out.Problems = append(out.Problems, Problem{Path: ZoteroItemPath(dir, p.Item), Reason: p.Path + ": " + p.Reason})
 	}
 	for i := range lib.Items {
-		b, problems := zoteroBookOf(root, &lib.Items[i], typeOf)
+		b, problems := zoteroBookOf(root, dir, &lib.Items[i], typeOf)
 		out.Problems = append(out.Problems, problems...)
 		if b == nil {
 			continue
@@ -157,7 +159,7 @@ func (o Options) openZotero(ctx context.Context, dir string) (*zotero.Library, e
 // are there and of a format typeOf names; nil when it has none. An
 // imported file is read below root; a linked file, which may lie
 // anywhere, below its own folder, and never through a link.
-func zoteroBookOf(root string, it *zotero.Item, typeOf func(string) string) (*zoteroBook, []Problem) {
+func zoteroBookOf(root, dir string, it *zotero.Item, typeOf func(string) string) (*zoteroBook, []Problem) {
 	h := zoteroHeader{
 		Key: it.Key, ItemType: it.ItemType, Title: it.Title, Creators: it.Creators, Date: it.Date,
 		Publication: it.Publication, Publisher: it.Publisher, DOI: it.DOI, ISBN: it.ISBN, URL: it.URL,
@@ -177,7 +179,7 @@ func zoteroBookOf(root string, it *zotero.Item, typeOf func(string) string) (*zo
 		}
 		info, err := libfile.Stat(base, a.Path)
 		if err != nil {
-			problems = append(problems, Problem{Path: a.Path, Reason: fmt.Sprintf("attachment of Zotero item %q cannot be read: %v", it.Title, libfile.Cause(err))})
+			problems = append(problems, Problem{Path: ZoteroItemPath(dir, it.Key), Reason: fmt.Sprintf("%s: attachment of %q cannot be read: %v", a.Path, it.Title, libfile.Cause(err))})
 			continue
 		}
 		taken[a.Key] = true
@@ -199,7 +201,7 @@ func zoteroBookOf(root string, it *zotero.Item, typeOf func(string) string) (*zo
 	}
 	line, err := json.Marshal(h)
 	if err != nil {
-		return nil, append(problems, Problem{Path: ZoteroItemPath("", it.Key), Reason: err.Error()})
+		return nil, append(problems, Problem{Path: ZoteroItemPath(dir, it.Key), Reason: err.Error()})
 	}
 	b.head = append(append([]byte(zotero.BookMagic), line...), '\n')
 	return b, problems
@@ -242,7 +244,7 @@ func (r *Reader) Read(ctx context.Context, f library.File) ([]byte, error) {
 		if lib.Items[i].Key != key {
 			continue
 		}
-		b, _ := zoteroBookOf(f.Root, &lib.Items[i], r.TypeOf)
+		b, _ := zoteroBookOf(f.Root, dir, &lib.Items[i], r.TypeOf)
 		if b == nil || b.size() != f.Size || (f.Inode != 0 && b.id() != f.Inode) {
 			break
 		}

@@ -187,6 +187,9 @@ func notesChapter(h *header, page func(attachment string, index int) int) (doc.C
 			s.Blocks = append(s.Blocks, doc.Block{Kind: doc.Quote, Text: t, Page: p})
 		}
 		if t := strings.TrimSpace(a.Comment); t != "" {
+			if len(s.Blocks) > 0 {
+				t = "Your comment: " + t
+			}
 			s.Blocks = append(s.Blocks, doc.Block{Kind: doc.Paragraph, Text: t, Page: p})
 		}
 		if len(s.Blocks) > 0 {

@@ -90,7 +90,7 @@ func TestParse(t *testing.T) {
 	if len(notes) != 3 {
 		t.Fatalf("notes chapter: %+v", notes)
 	}
-	if notes[0].Title != "Your highlight, p. S2" || notes[0].Blocks[0].Kind != doc.Quote || notes[0].Blocks[0].Page != 4 || notes[0].Blocks[1].Text != "mine" {
+	if notes[0].Title != "Your highlight, p. S2" || notes[0].Blocks[0].Kind != doc.Quote || notes[0].Blocks[0].Page != 4 || notes[0].Blocks[1].Text != "Your comment: mine" {
 		t.Errorf("highlight: %+v", notes[0])
 	}
 	if notes[1].Title != "Your note, p. iv" || notes[1].Blocks[0].Page != 0 {

@@ -320,7 +320,7 @@ func (r *reader) resolve(a *attRow, owner string) (Attachment, bool) {
 		}
 	}
 	if why != "" {
-		r.problems = append(r.problems, Problem{Path: cmp.Or(p, a.path), Reason: attachmentName(owner, a.item.key) + ": " + why})
+		r.problems = append(r.problems, Problem{Item: cmp.Or(owner, a.item.key), Path: cmp.Or(p, a.path), Reason: attachmentName(owner, a.item.key) + ": " + why})
 		return Attachment{}, false
 	}
 	att.Path = p
@@ -358,7 +358,7 @@ func (r *reader) storagePath(key, stored string) (string, string) {
 func (r *reader) linkedPath(stored string) (string, string) {
 	if rel, ok := strings.CutPrefix(stored, "attachments:"); ok {
 		if r.base == "" {
-			return "", "linked file relative to the base directory, which is not known (Options.BaseDir)"
+			return "", "linked file relative to Zotero's base directory for linked files, which grimoire is not told: set [zotero] base_dir"
 		}
 		rel = filepath.FromSlash(rel)
 		if rel == "" || !filepath.IsLocal(rel) {

@@ -205,6 +205,9 @@ type Annotation struct {
 
 // Problem is an attachment Open could not resolve to a file.
 type Problem struct {
+	// Item is the key of the item the attachment belongs to (its own for
+	// a standalone attachment).
+	Item string
 	// Path is the file's path, or the path as the database stores it when
 	// it does not resolve to one.
 	Path string
