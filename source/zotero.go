@@ -17,50 +17,6 @@ import (
 	"github.com/grimoire-search/grimoire/source/zotero"
 )
 
-// zoteroHeader is what the database says of an item, as its book's bytes
-// hold it: what the book is known by changes when any of it does.
-type zoteroHeader struct {
-	Key         string             `json:"key"`
-	ItemType    string             `json:"item_type"`
-	Title       string             `json:"title"`
-	Creators    []string           `json:"creators,omitempty"`
-	Date        string             `json:"date,omitempty"`
-	Publication string             `json:"publication,omitempty"`
-	Publisher   string             `json:"publisher,omitempty"`
-	DOI         string             `json:"doi,omitempty"`
-	ISBN        string             `json:"isbn,omitempty"`
-	URL         string             `json:"url,omitempty"`
-	Abstract    string             `json:"abstract,omitempty"`
-	Language    string             `json:"language,omitempty"`
-	Tags        []string           `json:"tags,omitempty"`
-	Collections []string           `json:"collections,omitempty"`
-	Attachments []zoteroAttachment `json:"attachments"`
-	Notes       []zoteroNote       `json:"notes,omitempty"`
-	Annotations []zoteroAnnotation `json:"annotations,omitempty"`
-}
-
-type zoteroAttachment struct {
-	Key   string `json:"key"`
-	Title string `json:"title,omitempty"`
-	Type  string `json:"type"`
-	Name  string `json:"name"`
-	Size  int64  `json:"size"`
-}
-
-type zoteroNote struct {
-	Title string `json:"title,omitempty"`
-	Text  string `json:"text"`
-}
-
-type zoteroAnnotation struct {
-	Attachment string `json:"attachment"`
-	Kind       string `json:"kind"`
-	Text       string `json:"text,omitempty"`
-	Comment    string `json:"comment,omitempty"`
-	PageLabel  string `json:"page_label,omitempty"`
-	PageIndex  int    `json:"page_index"`
-}
-
 // zoteroBook is a Zotero item as one book: the header, then the files of
 // its attachments that grimoire reads.
 type zoteroBook struct {
@@ -160,7 +116,7 @@ func (o Options) openZotero(ctx context.Context, dir string) (*zotero.Library, e
 // imported file is read below root; a linked file, which may lie
 // anywhere, below its own folder, and never through a link.
 func zoteroBookOf(root, dir string, it *zotero.Item, typeOf func(string) string) (*zoteroBook, []Problem) {
-	h := zoteroHeader{
+	h := zotero.BookHeader{
 		Key: it.Key, ItemType: it.ItemType, Title: it.Title, Creators: it.Creators, Date: it.Date,
 		Publication: it.Publication, Publisher: it.Publisher, DOI: it.DOI, ISBN: it.ISBN, URL: it.URL,
 		Abstract: it.Abstract, Language: it.Language, Tags: it.Tags, Collections: it.Collections,
@@ -183,20 +139,20 @@ func zoteroBookOf(root, dir string, it *zotero.Item, typeOf func(string) string)
 			continue
 		}
 		taken[a.Key] = true
-		h.Attachments = append(h.Attachments, zoteroAttachment{Key: a.Key, Title: a.Title, Type: typ, Name: filepath.Base(a.Path), Size: info.Size})
+		h.Attachments = append(h.Attachments, zotero.BookAttachment{Key: a.Key, Title: a.Title, Type: typ, Name: filepath.Base(a.Path), Size: info.Size})
 		b.parts = append(b.parts, libfile.Part{Root: base, Path: a.Path, Info: info})
 	}
 	if len(b.parts) == 0 {
 		return nil, problems
 	}
 	for _, n := range it.Notes {
-		h.Notes = append(h.Notes, zoteroNote{Title: n.Title, Text: n.Text})
+		h.Notes = append(h.Notes, zotero.BookNote{Title: n.Title, Text: n.Text})
 	}
 	for _, a := range it.Annotations {
 		if !taken[a.Attachment] {
 			continue
 		}
-		h.Annotations = append(h.Annotations, zoteroAnnotation{Attachment: a.Attachment, Kind: a.Kind, Text: a.Text,
+		h.Annotations = append(h.Annotations, zotero.BookAnnotation{Attachment: a.Attachment, Kind: a.Kind, Text: a.Text,
 			Comment: a.Comment, PageLabel: a.PageLabel, PageIndex: a.PageIndex})
 	}
 	line, err := json.Marshal(h)

@@ -30,47 +30,8 @@ var ErrDamaged = errors.New("zotero: not an item read from a Zotero library")
 // thousands of annotations stays far below it.
 const maxHeader = 64 << 20
 
-// header is the line of JSON that describes the item; see the walk's.
-type header struct {
-	ItemType    string       `json:"item_type"`
-	Title       string       `json:"title"`
-	Creators    []string     `json:"creators"`
-	Date        string       `json:"date"`
-	Publication string       `json:"publication"`
-	Publisher   string       `json:"publisher"`
-	DOI         string       `json:"doi"`
-	ISBN        string       `json:"isbn"`
-	URL         string       `json:"url"`
-	Abstract    string       `json:"abstract"`
-	Language    string       `json:"language"`
-	Tags        []string     `json:"tags"`
-	Collections []string     `json:"collections"`
-	Attachments []attachment `json:"attachments"`
-	Notes       []note       `json:"notes"`
-	Annotations []annotation `json:"annotations"`
-}
-
-type attachment struct {
-	Key   string `json:"key"`
-	Title string `json:"title"`
-	Type  string `json:"type"`
-	Name  string `json:"name"`
-	Size  int64  `json:"size"`
-}
-
-type note struct {
-	Title string `json:"title"`
-	Text  string `json:"text"`
-}
-
-type annotation struct {
-	Attachment string `json:"attachment"`
-	Kind       string `json:"kind"`
-	Text       string `json:"text"`
-	Comment    string `json:"comment"`
-	PageLabel  string `json:"page_label"`
-	PageIndex  int    `json:"page_index"`
-}
+// header is the line of JSON that describes the item.
+type header = zotero.BookHeader
 
 // PartParser parses one attachment's bytes as a book of format typ.
 type PartParser func(ctx context.Context, typ string, data []byte) (*doc.Document, error)
@@ -215,7 +176,7 @@ func notesChapter(h *header, page func(attachment string, index int) int) (doc.C
 
 // annotationTitle names an annotation as the user knows it: "Your
 // highlight, p. 12".
-func annotationTitle(a annotation) string {
+func annotationTitle(a zotero.BookAnnotation) string {
 	what := "Your annotation"
 	switch a.Kind {
 	case "highlight":
@@ -235,7 +196,7 @@ func annotationTitle(a annotation) string {
 	return what
 }
 
-func nameOf(a attachment) string {
+func nameOf(a zotero.BookAttachment) string {
 	if t := strings.TrimSpace(a.Title); t != "" {
 		return t
 	}

@@ -53,9 +53,9 @@ func TestParse(t *testing.T) {
 		ItemType: "journalArticle", Title: "Tides", Creators: []string{"Ada Lovelace"}, Date: "2019-03",
 		Publication: "Journal of Coasts", DOI: "10.1/x", Tags: []string{"coastal"}, Collections: []string{"Thesis/Methods"},
 		Language:    "en_GB",
-		Attachments: []attachment{{Key: "A", Type: "pdf", Name: "a.pdf"}, {Key: "B", Title: "Supplement", Type: "pdf", Name: "b.pdf"}},
-		Notes:       []note{{Title: "Summary", Text: "First thought.\n\nSecond thought."}},
-		Annotations: []annotation{
+		Attachments: []zotero.BookAttachment{{Key: "A", Type: "pdf", Name: "a.pdf"}, {Key: "B", Title: "Supplement", Type: "pdf", Name: "b.pdf"}},
+		Notes:       []zotero.BookNote{{Title: "Summary", Text: "First thought.\n\nSecond thought."}},
+		Annotations: []zotero.BookAnnotation{
 			{Attachment: "B", Kind: "highlight", Text: "the second file's words", Comment: "mine", PageLabel: "S2", PageIndex: 1},
 			{Attachment: "A", Kind: "note", Comment: "a sticky note", PageLabel: "iv", PageIndex: 7},
 			{Attachment: "A", Kind: "image"},
@@ -105,13 +105,13 @@ func TestParseFailures(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	one := func(typ string) header {
-		return header{Title: "T", Attachments: []attachment{{Key: "A", Type: typ, Name: "a.pdf"}}}
+		return header{Title: "T", Attachments: []zotero.BookAttachment{{Key: "A", Type: typ, Name: "a.pdf"}}}
 	}
 	if _, err := Parse(ctx, item(t, one("bad"), "x"), pages); err == nil || !strings.Contains(err.Error(), "a.pdf: cannot read it") {
 		t.Errorf("an item whose only file fails: %v", err)
 	}
 	withNote := one("bad")
-	withNote.Notes = []note{{Text: "kept"}}
+	withNote.Notes = []zotero.BookNote{{Text: "kept"}}
 	if d, err := Parse(ctx, item(t, withNote, "x"), pages); err != nil || len(d.Chapters) != 1 {
 		t.Errorf("an item with a note and a file that fails: %v", err)
 	}
@@ -129,8 +129,8 @@ func TestParseFailures(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add(item(f, header{Title: "T", Attachments: []attachment{{Key: "A", Type: "pdf"}},
-		Annotations: []annotation{{Attachment: "A", Kind: "highlight", Text: "x", PageIndex: 0}}}, "one\ntwo\n"))
+	f.Add(item(f, header{Title: "T", Attachments: []zotero.BookAttachment{{Key: "A", Type: "pdf"}},
+		Annotations: []zotero.BookAnnotation{{Attachment: "A", Kind: "highlight", Text: "x", PageIndex: 0}}}, "one\ntwo\n"))
 	f.Add([]byte(zotero.BookMagic + `{"attachments":[{"key":"A","type":"pdf","size":-1}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d, err := Parse(context.Background(), data, pages)

@@ -248,14 +248,14 @@ func copyFile(ctx context.Context, src, dst string) error {
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return fmt.Errorf("copying: %w", err)
+		return fmt.Errorf("copying: %w: %w", errScratch, err)
 	}
-	if _, err := io.Copy(out, ctxReader{ctx, in}); err != nil {
+	if _, err := io.Copy(scratchWriter{out}, ctxReader{ctx, in}); err != nil {
 		out.Close()
 		return fmt.Errorf("copying: %w", err)
 	}
 	if err := out.Close(); err != nil {
-		return fmt.Errorf("copying: %w", err)
+		return fmt.Errorf("copying: %w: %w", errScratch, err)
 	}
 	return nil
 }
