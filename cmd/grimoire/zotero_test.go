@@ -388,3 +388,29 @@ func TestZoteroLinkedBaseDir(t *testing.T) {
 		t.Errorf("the linked file under base_dir is not read:\n%s", out)
 	}
 }
+
+// TestZoteroTakesOverLooseFiles: an index made before grimoire read
+// Zotero libraries holds the attachments in storage/ as books of their
+// own; the first sync that reads the library replaces them with its items.
+func TestZoteroTakesOverLooseFiles(t *testing.T) {
+	t.Parallel()
+	zdir := zoteroShelf(t)
+	db := filepath.Join(zdir, "zotero.sqlite")
+	if err := os.Rename(db, db+".away"); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, zdir, "--library", zdir, "sync")
+	if n := len(listZotero(t, zdir)); n < 4 {
+		t.Fatalf("without its database, %d books from storage/, want the loose files", n)
+	}
+	if err := os.Rename(db+".away", db); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, zdir, "--library", zdir, "sync")
+	if got := titles(listZotero(t, zdir)); len(got) != 3 {
+		t.Errorf("after the library is read, the books are %q, want the 3 items alone", got)
+	}
+	if out := ok(t, zdir, "--library", zdir, "status"); strings.Contains(out, "held") {
+		t.Errorf("the loose files' removal is held:\n%s", out)
+	}
+}
