@@ -680,3 +680,64 @@ func readAll(ctx context.Context, db querier, query string, row func(*sql.Rows) 
 	}
 	return rows.Err()
 }
+
+// Carried fills in, from the book replaces (the content the file held
+// before, still answering searches while this one is ingested), the
+// context of each chunk that came out the same (heading and text), marking
+// it contextualized, and returns those chunks' vectors when the index's
+// vectors are of the model stamp (nil entries elsewhere; nil when none):
+// an edit to a book, a highlight made in Zotero, asks the models again only
+// for the passages it changed. replaces 0 does nothing.
+func (w *Writer) Carried(ctx context.Context, replaces int64, chunks []library.Chunk, stamp model.Stamp) ([][]float32, error) {
+	if replaces == 0 {
+		return nil, nil
+	}
+	have, ok, err := readStamp(ctx, w.db, stampKey)
+	if err != nil {
+		return nil, fmt.Errorf("read the embedding stamp: %w", err)
+	}
+	useVecs := ok && have == stamp
+	type before struct {
+		context string
+		done    bool
+		vec     []byte
+	}
+	old := make(map[[2]string]before)
+	rows, err := w.db.QueryContext(ctx, `SELECT k.heading, k.text, k.context, k.state != 'pending', e.vec
+FROM chunk k LEFT JOIN embedding e ON e.chunk_id = k.id WHERE k.book_id = ?`, replaces)
+	if err != nil {
+		return nil, fmt.Errorf("read the passages of the book replaced: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var heading, text string
+		var b before
+		if err := rows.Scan(&heading, &text, &b.context, &b.done, &b.vec); err != nil {
+			return nil, fmt.Errorf("read the passages of the book replaced: %w", err)
+		}
+		old[[2]string{heading, text}] = b
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the passages of the book replaced: %w", err)
+	}
+	var vecs [][]float32
+	for i := range chunks {
+		b, ok := old[[2]string{chunks[i].Heading, chunks[i].Text}]
+		if !ok || !b.done {
+			continue
+		}
+		if chunks[i].State == library.ChunkPending {
+			chunks[i].Context, chunks[i].State = b.context, library.ChunkContextualized
+		}
+		if !useVecs || b.vec == nil {
+			continue
+		}
+		if v, ok := storedVector(b.vec, stamp.Dim); ok {
+			if vecs == nil {
+				vecs = make([][]float32, len(chunks))
+			}
+			vecs[i] = vec8.Floats(v)
+		}
+	}
+	return vecs, nil
+}

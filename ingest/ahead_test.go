@@ -122,3 +122,37 @@ func checkEmbedded(t *testing.T, l *testLibrary, e embed.Embedder) {
 		}
 	}
 }
+
+// TestEditedBookEmbedsOnlyWhatChanged: a book whose file changes (a
+// Zotero item whose highlight was added, a note edited) is laid out anew,
+// and only its passages that changed are embedded again; the others carry
+// the vectors the previous content had, which are their texts' own.
+func TestEditedBookEmbedsOnlyWhatChanged(t *testing.T) {
+	l := newTestLibrary(t)
+	book := bigBook()
+	l.write("big.md", book)
+	l.reconcile()
+	e := &countingEmbedder{Builtin: embed.NewBuiltin(), texts: map[string]int{}}
+	if _, err := Run(context.Background(), l.w, Options{Embedder: e}); err != nil {
+		t.Fatal(err)
+	}
+	first := len(e.texts)
+	edited := strings.Replace(string(book), "Paragraph 150 tells of the capybara", "Paragraph 150 tells of the wombat", 1)
+	l.write("big.md", []byte(edited))
+	l.reconcile()
+	e.texts = map[string]int{}
+	if _, err := Run(context.Background(), l.w, Options{Embedder: e}); err != nil {
+		t.Fatal(err)
+	}
+	checkEmbedded(t, l, e.Builtin)
+	var again []string
+	for text := range e.texts {
+		again = append(again, text)
+	}
+	if len(again) == 0 || len(again) > 2 {
+		t.Fatalf("after one paragraph of %d passages changed, %d were embedded again: %.80q…", first, len(again), again[:min(3, len(again))])
+	}
+	if !strings.Contains(strings.Join(again, " "), "wombat") {
+		t.Errorf("the changed passage was not embedded again: %.80q", again)
+	}
+}

@@ -557,8 +557,13 @@ func (p *pipeline) parse(ctx context.Context, b library.Book) (*prepared, error)
 	}
 	meta := index.BookMeta{Title: title, Authors: d.Authors, Language: d.Language, SourceType: typ, PageCount: d.PageCount, PageLabels: d.PageLabels}
 	// A rebuild hands back the contexts and vectors the old index held for
-	// chunks that came out the same: the models are not asked again.
-	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, p.opts.Embedder.Info().Stamp())
+	// chunks that came out the same, and so does the content a changed
+	// file held before: the models are not asked again.
+	stamp := p.opts.Embedder.Info().Stamp()
+	vecs, err := p.w.Salvaged(ctx, b.Hash, laid.chunks, stamp)
+	if err == nil && vecs == nil {
+		vecs, err = p.w.Carried(ctx, b.Replaces, laid.chunks, stamp)
+	}
 	if err != nil {
 		return nil, err
 	}
