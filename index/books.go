@@ -603,13 +603,13 @@ UPDATE book SET catalog_path = ?1, series = ?2, series_index = ?3, tags = ?4, pu
 	authors = CASE WHEN ?9 != '' THEN ?9 ELSE authors END,
 	author = CASE WHEN ?9 != '' THEN ?10 ELSE author END,
 	language = CASE WHEN ?11 != '' THEN ?11 ELSE language END,
-	collections = ?13, item_type = ?14, abstract = ?15
+	collections = ?13, item_type = ?14, abstract = ?15, publication = ?16
 WHERE hash = ?12 AND NOT (catalog_path = ?1 AND series = ?2 AND series_index = ?3 AND tags = ?4 AND publisher = ?5
 	AND published = ?6 AND identifiers = ?7 AND (?8 = '' OR title = ?8) AND (?9 = '' OR authors = ?9) AND (?11 = '' OR language = ?11)
-	AND collections = ?13 AND item_type = ?14 AND abstract = ?15)`,
+	AND collections = ?13 AND item_type = ?14 AND abstract = ?15 AND publication = ?16)`,
 		e.Path, e.Series, e.SeriesIndex, string(tags), e.Publisher, e.Published, string(ids),
 		e.Title, string(authors), library.JoinAuthors(e.Authors), e.Language, h,
-		string(collections), e.ItemType, e.Abstract)
+		string(collections), e.ItemType, e.Abstract, e.Publication)
 	if err != nil {
 		return false, fmt.Errorf("store the catalogue of book %s: %w", h, err)
 	}

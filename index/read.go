@@ -22,7 +22,7 @@ type querier interface {
 const bookColumns = `b.id, b.hash, b.slug, b.title, b.authors, b.page_labels, b.language, b.source_type, b.page_count,
 	b.size, b.status, b.error, b.attempts, coalesce(b.replaces, 0), b.origin_path, b.added_at, b.ready_at,
 	b.catalog_path, b.series, b.series_index, b.tags, b.publisher, b.published, b.identifiers,
-	b.collections, b.item_type, b.abstract,`
+	b.collections, b.item_type, b.publication, b.abstract,`
 
 // bookCounts are the columns that count a book's chapters, sections and
 // chunks; bookNoCounts stands for them where they are not wanted.
@@ -51,7 +51,7 @@ func bookScan(b *library.Book) ([]any, func()) {
 	dest := []any{&b.ID, &b.Hash, &b.Slug, &b.Title, &authors, &labels, &b.Language, &b.SourceType, &b.PageCount,
 		&b.Size, &b.Status, &b.Error, &b.Attempts, &b.Replaces, &b.OriginPath, &added, &ready,
 		&c.Path, &c.Series, &c.SeriesIndex, &tags, &c.Publisher, &c.Published, &ids,
-		&collections, &c.ItemType, &c.Abstract}
+		&collections, &c.ItemType, &c.Publication, &c.Abstract}
 	return dest, func() {
 		json.Unmarshal([]byte(authors), &b.Authors)
 		json.Unmarshal([]byte(labels), &b.PageLabels)

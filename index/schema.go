@@ -476,10 +476,12 @@ END;
 ` + generationTriggers("book", "file", "ocr_book", "shared_text", "feature_stats"),
 	// 25: what a Zotero library says of an item beyond a calibre
 	// library's fields: the paths of the collections that hold it (a
-	// JSON array), its item type and its abstract.
+	// JSON array), its item type, the publication it appeared in and its
+	// abstract.
 	`
 ALTER TABLE book ADD COLUMN collections TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE book ADD COLUMN item_type TEXT NOT NULL DEFAULT '';
+ALTER TABLE book ADD COLUMN publication TEXT NOT NULL DEFAULT '';
 ALTER TABLE book ADD COLUMN abstract TEXT NOT NULL DEFAULT '';
 `,
 }

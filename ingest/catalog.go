@@ -49,7 +49,7 @@ func fileCatalog(c doc.Catalog) *library.CatalogEntry {
 	return &library.CatalogEntry{Catalog: library.Catalog{
 		Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags,
 		Publisher: c.Publisher, Published: c.Published, Identifiers: c.Identifiers,
-		Collections: c.Collections, ItemType: c.ItemType, Abstract: c.Abstract,
+		Collections: c.Collections, ItemType: c.ItemType, Publication: c.Publication, Abstract: c.Abstract,
 	}}
 }
 

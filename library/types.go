@@ -100,9 +100,11 @@ type Catalog struct {
 	Identifiers map[string]string
 	// Collections are the paths of the Zotero collections that hold the
 	// book ("Thesis/Methods"); ItemType is Zotero's type of the item
-	// ("journalArticle"); Abstract is its abstract.
+	// ("journalArticle"); Publication the journal, proceedings or book it
+	// appeared in; Abstract its abstract.
 	Collections []string
 	ItemType    string
+	Publication string
 	Abstract    string
 }
 

@@ -62,9 +62,11 @@ type CatalogView struct {
 	Publisher   string            `json:"publisher,omitempty"`
 	Published   string            `json:"published,omitempty"`
 	Identifiers map[string]string `json:"identifiers,omitempty"`
-	// Collections, ItemType and Abstract are a Zotero item's.
+	// Collections, ItemType, Publication and Abstract are a Zotero
+	// item's.
 	Collections []string `json:"collections,omitempty"`
 	ItemType    string   `json:"item_type,omitempty"`
+	Publication string   `json:"publication,omitempty"`
 	Abstract    string   `json:"abstract,omitempty"`
 }
 
@@ -79,7 +81,7 @@ func JoinTags(tags []string) string { return strings.Join(tags, TagSeparator) }
 
 func catalogView(c library.Catalog) CatalogView {
 	return CatalogView{Series: c.Series, SeriesIndex: c.SeriesIndex, Tags: c.Tags, Publisher: c.Publisher,
-		Published: c.Published, Identifiers: c.Identifiers, Collections: c.Collections, ItemType: c.ItemType, Abstract: c.Abstract}
+		Published: c.Published, Identifiers: c.Identifiers, Collections: c.Collections, ItemType: c.ItemType, Publication: c.Publication, Abstract: c.Abstract}
 }
 
 func bookView(b library.Book) BookView {

@@ -104,6 +104,7 @@ type zoteroBook struct {
 	Tags        []string
 	Collections []string
 	ItemType    string `json:"item_type"`
+	Publication string
 	Published   string
 	Identifiers map[string]string
 }
@@ -148,7 +149,7 @@ func TestZoteroLibrary(t *testing.T) {
 		if b.Title == "Tidal Harbours of the North" {
 			if !slices.Equal(b.Authors, []string{"Ada Lovelace", "Mary Somerville"}) || b.ItemType != "journalArticle" ||
 				!slices.Equal(b.Tags, []string{"coastal", "harbours"}) || !slices.Equal(b.Collections, []string{"Thesis/Methods"}) ||
-				b.Published != "2019-03" || b.Identifiers["doi"] != "10.1234/tides.2019" {
+				b.Published != "2019-03" || b.Publication != "Journal of Coasts" || b.Identifiers["doi"] != "10.1234/tides.2019" {
 				t.Errorf("the article's catalogue is not Zotero's: %+v", b)
 			}
 		}

@@ -34,6 +34,9 @@ type Catalog struct {
 	// Collections are the paths of the collections a reference manager
 	// files the book in ("Thesis/Methods"), each once.
 	Collections []string
+	// Publication is the journal, proceedings or book a reference
+	// manager says the book (an article, a chapter) appeared in.
+	Publication string
 	// ItemType is what a reference manager calls the book
 	// ("journalArticle", "book", "thesis"); "" for other books.
 	ItemType string
@@ -69,7 +72,7 @@ const (
 // Empty reports whether the catalogue says nothing.
 func (c *Catalog) Empty() bool {
 	return c.Publisher == "" && len(c.Tags) == 0 && c.Published == "" && len(c.Identifiers) == 0 && c.Series == "" &&
-		len(c.Collections) == 0 && c.ItemType == "" && c.Abstract == ""
+		len(c.Collections) == 0 && c.ItemType == "" && c.Abstract == "" && c.Publication == ""
 }
 
 // AddTag adds one tag (an OPF's dc:subject, an FB2 genre), whole: a
@@ -136,11 +139,12 @@ func validScheme(s string) bool {
 // methods above apply, for fields a parser set directly.
 func (c Catalog) Clean() Catalog {
 	out := Catalog{
-		Publisher: clipField(c.Publisher),
-		Published: clipField(c.Published),
-		Series:    clipField(c.Series),
-		ItemType:  clipField(c.ItemType),
-		Abstract:  clip(cleanField(c.Abstract), maxAbstract),
+		Publisher:   clipField(c.Publisher),
+		Published:   clipField(c.Published),
+		Series:      clipField(c.Series),
+		ItemType:    clipField(c.ItemType),
+		Publication: clipField(c.Publication),
+		Abstract:    clip(cleanField(c.Abstract), maxAbstract),
 	}
 	for _, p := range c.Collections {
 		p = cleanField(p)

@@ -122,11 +122,8 @@ func Parse(ctx context.Context, data []byte, part PartParser) (*doc.Document, er
 // catalog is what Zotero says of the item beyond its title, creators and
 // language.
 func catalog(h *header) doc.Catalog {
-	c := doc.Catalog{Publisher: h.Publisher, Published: h.Date, ItemType: h.ItemType,
+	c := doc.Catalog{Publisher: h.Publisher, Publication: h.Publication, Published: h.Date, ItemType: h.ItemType,
 		Abstract: h.Abstract, Collections: h.Collections}
-	if c.Publisher == "" {
-		c.Publisher = h.Publication
-	}
 	for _, t := range h.Tags {
 		c.AddTag(t)
 	}

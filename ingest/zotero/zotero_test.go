@@ -72,7 +72,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("page labels %s, want the first file's, then the second's numbers", got)
 	}
 	c := d.Catalog
-	if c.Published != "2019-03" || c.Publisher != "Journal of Coasts" || c.ItemType != "journalArticle" || c.Identifiers["doi"] != "10.1/x" ||
+	if c.Published != "2019-03" || c.Publication != "Journal of Coasts" || c.Publisher != "" || c.ItemType != "journalArticle" || c.Identifiers["doi"] != "10.1/x" ||
 		len(c.Collections) != 1 || len(c.Tags) != 1 {
 		t.Errorf("catalogue: %+v", c)
 	}
