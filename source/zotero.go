@@ -103,12 +103,9 @@ func (o Options) ZoteroIn(ctx context.Context, root, dir string, typeOf func(str
 	return out, nil
 }
 
+// openZotero opens the library in dir; its errors name the database.
 func (o Options) openZotero(ctx context.Context, dir string) (*zotero.Library, error) {
-	lib, err := zotero.Open(ctx, dir, zotero.Options{BaseDir: o.ZoteroBaseDir})
-	if err != nil {
-		return nil, fmt.Errorf("Zotero library %s: %w", dir, err)
-	}
-	return lib, nil
+	return zotero.Open(ctx, dir, zotero.Options{BaseDir: o.ZoteroBaseDir})
 }
 
 // zoteroBookOf makes the book of item, from the attachments whose files

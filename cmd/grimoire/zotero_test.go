@@ -415,3 +415,33 @@ func TestZoteroTakesOverLooseFiles(t *testing.T) {
 		t.Errorf("the loose files' removal is held:\n%s", out)
 	}
 }
+
+// TestZoteroDamagedDatabase: a database that does not read, without a
+// backup, fails no sync, is named in status, and removes no book.
+func TestZoteroDamagedDatabase(t *testing.T) {
+	t.Parallel()
+	zdir := zoteroShelf(t)
+	ok(t, zdir, "--library", zdir, "sync")
+	db := filepath.Join(zdir, "zotero.sqlite")
+	good, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 400), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, zdir, "--library", zdir, "sync")
+	if got := len(listZotero(t, zdir)); got != 3 {
+		t.Errorf("a damaged database left %d books, want the 3 it had", got)
+	}
+	if out := ok(t, zdir, "--library", zdir, "status"); !strings.Contains(out, "zotero.sqlite: does not read as SQLite") {
+		t.Errorf("status does not name the damaged database:\n%s", out)
+	}
+	if err := os.WriteFile(db, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok(t, zdir, "--library", zdir, "sync")
+	if out := ok(t, zdir, "--library", zdir, "status"); strings.Contains(out, "does not read") {
+		t.Errorf("the problem stays once the database reads again:\n%s", out)
+	}
+}
