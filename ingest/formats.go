@@ -230,6 +230,10 @@ func (zoteroParser) Parse(ctx context.Context, data []byte) (*doc.Document, erro
 	return nil, errors.New("a Zotero item is read with the parsers of its attachments' formats")
 }
 
-func (zoteroParser) ParseParts(ctx context.Context, data []byte, part izotero.PartParser) (*doc.Document, error) {
-	return izotero.Parse(ctx, data, part)
+func (zoteroParser) ParseParts(ctx context.Context, data []byte, recognised map[int]string, parts izotero.Parts) (*doc.Document, error) {
+	return izotero.Parse(ctx, data, parts, recognised)
+}
+
+func (zoteroParser) RenderParts(ctx context.Context, data []byte, pages []int, dpi float64, each func(doc.PageImage) error, parts izotero.Parts) error {
+	return izotero.RenderPages(ctx, data, parts, pages, dpi, each)
 }

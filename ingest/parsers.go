@@ -73,24 +73,43 @@ func (ps *Parsers) parse(ctx context.Context, typ string, data []byte, recognise
 			d, err = nil, fmt.Errorf("the %s parser crashed on this file: %v", typ, r)
 		}
 	}()
+	if c, ok := p.(compound); ok {
+		return c.ParseParts(ctx, data, recognised, parts{ps, typ})
+	}
 	if s, ok := p.(scanner); ok && recognised != nil {
 		return s.ParseScanned(ctx, data, recognised)
-	}
-	if c, ok := p.(compound); ok {
-		return c.ParseParts(ctx, data, func(ctx context.Context, part string, data []byte) (*doc.Document, error) {
-			if part == typ {
-				return nil, fmt.Errorf("a %s book holds another", typ)
-			}
-			return ps.parse(ctx, part, data, nil)
-		})
 	}
 	return p.Parse(ctx, data)
 }
 
 // compound is the parser of a book made of files of other formats (a
-// Zotero item's attachments), each read by the parser of its format.
+// Zotero item's attachments), each read, and its scanned pages drawn for
+// OCR, by the parser of its format (parts); its pages are numbered on
+// from one file to the next, and OCR reads them as any book's.
 type compound interface {
-	ParseParts(ctx context.Context, data []byte, part izotero.PartParser) (*doc.Document, error)
+	ParseParts(ctx context.Context, data []byte, recognised map[int]string, parts izotero.Parts) (*doc.Document, error)
+	RenderParts(ctx context.Context, data []byte, pages []int, dpi float64, each func(doc.PageImage) error, parts izotero.Parts) error
+}
+
+// parts reads the files of a compound book of type of by their formats'
+// parsers; a file of that type again is refused.
+type parts struct {
+	ps *Parsers
+	of string
+}
+
+func (p parts) Parse(ctx context.Context, typ string, data []byte, recognised map[int]string) (*doc.Document, error) {
+	if typ == p.of {
+		return nil, fmt.Errorf("a %s book holds another", typ)
+	}
+	return p.ps.parse(ctx, typ, data, recognised)
+}
+
+func (p parts) Render(ctx context.Context, typ string, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error {
+	if typ == p.of {
+		return fmt.Errorf("a %s book holds another", typ)
+	}
+	return p.ps.RenderPages(ctx, typ, data, pages, dpi, each)
 }
 
 // scanner is the parser of a format whose pages may be scans without a
@@ -124,6 +143,8 @@ func (ps *Parsers) CanDraw(typ string) error {
 	if d, ok := p.(drawer); ok {
 		return d.CanDraw()
 	}
+	// A compound book's files tell when they are drawn: a DjVu one
+	// without ddjvu fails its pages, which OCR reports.
 	return nil
 }
 
@@ -133,8 +154,9 @@ func (ps *Parsers) Scans(typ string) bool {
 	if err != nil {
 		return false
 	}
-	_, ok := p.(scanner)
-	return ok
+	_, scans := p.(scanner)
+	_, holds := p.(compound)
+	return scans || holds
 }
 
 // RenderPages draws pages of a book of format typ for OCR; see scanner.
@@ -142,6 +164,9 @@ func (ps *Parsers) RenderPages(ctx context.Context, typ string, data []byte, pag
 	p, err := ps.parser(typ)
 	if err != nil {
 		return err
+	}
+	if c, ok := p.(compound); ok {
+		return c.RenderParts(ctx, data, pages, dpi, each, parts{ps, typ})
 	}
 	s, ok := p.(scanner)
 	if !ok {

@@ -33,39 +33,61 @@ const maxHeader = 64 << 20
 // header is the line of JSON that describes the item.
 type header = zotero.BookHeader
 
-// PartParser parses one attachment's bytes as a book of format typ.
-type PartParser func(ctx context.Context, typ string, data []byte) (*doc.Document, error)
+// Parts reads an item's attachments, each by the parser of its format.
+type Parts interface {
+	// Parse reads one attachment's bytes as a book of format typ.
+	// recognised, when not nil, is the text OCR read of its scanned
+	// pages, by its own 1-based page (see ingest.Parsers.Parse).
+	Parse(ctx context.Context, typ string, data []byte, recognised map[int]string) (*doc.Document, error)
+	// Render draws pages of one attachment (its own, 1-based) for OCR.
+	Render(ctx context.Context, typ string, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error
+}
 
-// Parse reads an item's bytes into a document, each attachment parsed by
-// part. An attachment that cannot be parsed is passed over while another
-// one, or a note, gives the item text; else its error is the item's.
-func Parse(ctx context.Context, data []byte, part PartParser) (*doc.Document, error) {
+// split reads an item's bytes: its header, and each attachment's bytes
+// in the header's order.
+func split(data []byte) (*header, [][]byte, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(zotero.BookMagic))
 	if !ok {
-		return nil, doc.Failf(ErrDamaged, "zotero: the book does not start as a Zotero item does")
+		return nil, nil, doc.Failf(ErrDamaged, "zotero: the book does not start as a Zotero item does")
 	}
-	line, body, ok := bytes.Cut(rest[:min(len(rest), maxHeader)], []byte{'\n'})
+	line, _, ok := bytes.Cut(rest[:min(len(rest), maxHeader)], []byte{'\n'})
 	if !ok {
-		return nil, doc.Failf(ErrDamaged, "zotero: the item's description does not end")
+		return nil, nil, doc.Failf(ErrDamaged, "zotero: the item's description does not end")
 	}
-	body = rest[len(line)+1:]
+	body := rest[len(line)+1:]
 	var h header
 	if err := json.Unmarshal(line, &h); err != nil {
-		return nil, doc.Failf(ErrDamaged, "zotero: the item's description: %v", err)
+		return nil, nil, doc.Failf(ErrDamaged, "zotero: the item's description: %v", err)
+	}
+	files := make([][]byte, len(h.Attachments))
+	for i, a := range h.Attachments {
+		if a.Size < 0 || a.Size > int64(len(body)) {
+			return nil, nil, doc.Failf(ErrDamaged, "zotero: attachment %s is cut short", a.Name)
+		}
+		files[i], body = body[:a.Size], body[a.Size:]
+	}
+	return &h, files, nil
+}
+
+// Parse reads an item's bytes into a document, each attachment parsed by
+// parts with the text OCR read of its pages (recognised, by the item's
+// page, as the document numbers them; nil for none). An attachment that
+// cannot be parsed is passed over while another one, or a note, gives the
+// item text; else its error is the item's. The scanned pages of every
+// attachment are the document's, numbered as its pages.
+func Parse(ctx context.Context, data []byte, parts Parts, recognised map[int]string) (*doc.Document, error) {
+	h, files, err := split(data)
+	if err != nil {
+		return nil, err
 	}
 	d := &doc.Document{Title: h.Title, Authors: h.Creators, Language: meta.LanguageTag(h.Language),
-		SourceType: zotero.Type, Catalog: catalog(&h)}
+		SourceType: zotero.Type, Catalog: catalog(h)}
 	type placed struct{ first, pages int }
 	at := make(map[string]placed)
 	var failed error
 	labelled := false
 	for i, a := range h.Attachments {
-		if a.Size < 0 || a.Size > int64(len(body)) {
-			return nil, doc.Failf(ErrDamaged, "zotero: attachment %s is cut short", a.Name)
-		}
-		bytes := body[:a.Size]
-		body = body[a.Size:]
-		sub, err := part(ctx, a.Type, bytes)
+		sub, err := parts.Parse(ctx, a.Type, files[i], shifted(recognised, d.PageCount))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -91,6 +113,9 @@ func Parse(ctx context.Context, data []byte, part PartParser) (*doc.Document, er
 			}
 			d.PageLabels = append(d.PageLabels, label)
 		}
+		for _, p := range sub.Scanned {
+			d.Scanned = append(d.Scanned, d.PageCount+p)
+		}
 		for _, c := range sub.Chapters {
 			if i > 0 {
 				c.Title = joinTitle(nameOf(a), c.Title)
@@ -104,7 +129,7 @@ func Parse(ctx context.Context, data []byte, part PartParser) (*doc.Document, er
 		// Numbers alone, as a file of the one format would be cited.
 		d.PageLabels = nil
 	}
-	if c, ok := notesChapter(&h, func(key string, index int) int {
+	if c, ok := notesChapter(h, func(key string, index int) int {
 		p, ok := at[key]
 		if !ok || index < 0 || index >= p.pages {
 			return 0
@@ -113,10 +138,72 @@ func Parse(ctx context.Context, data []byte, part PartParser) (*doc.Document, er
 	}); ok {
 		d.Chapters = append(d.Chapters, c)
 	}
-	if len(d.Chapters) == 0 && failed != nil {
+	if len(d.Chapters) == 0 && len(d.Scanned) == 0 && failed != nil {
 		return nil, failed
 	}
 	return d, nil
+}
+
+// RenderPages draws pages of an item (1-based, ascending, as Parse numbers
+// them) for OCR, each by the attachment that holds it, handing each to
+// each with the item's page number.
+func RenderPages(ctx context.Context, data []byte, parts Parts, pages []int, dpi float64, each func(doc.PageImage) error) error {
+	h, files, err := split(data)
+	if err != nil {
+		return err
+	}
+	first := 0
+	for i, a := range h.Attachments {
+		if len(pages) == 0 {
+			return nil
+		}
+		// Parse numbers an attachment's pages as its parse with OCR
+		// counts them; one that fails holds none.
+		sub, err := parts.Parse(ctx, a.Type, files[i], map[int]string{})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			continue
+		}
+		var own []int
+		for len(pages) > 0 && pages[0] <= first+sub.PageCount {
+			if pages[0] > first {
+				own = append(own, pages[0]-first)
+			}
+			pages = pages[1:]
+		}
+		if len(own) > 0 {
+			at := first
+			err := parts.Render(ctx, a.Type, files[i], own, dpi, func(img doc.PageImage) error {
+				img.Page += at
+				return each(img)
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", a.Name, err)
+			}
+		}
+		first += sub.PageCount
+	}
+	if len(pages) > 0 {
+		return fmt.Errorf("zotero: the item has no page %d", pages[0])
+	}
+	return nil
+}
+
+// shifted is the text OCR read of the pages after the first ones, by
+// their number from there; nil stays nil.
+func shifted(recognised map[int]string, first int) map[int]string {
+	if recognised == nil {
+		return nil
+	}
+	out := make(map[int]string)
+	for p, text := range recognised {
+		if p > first {
+			out[p-first] = text
+		}
+	}
+	return out
 }
 
 // catalog is what Zotero says of the item beyond its title, creators and

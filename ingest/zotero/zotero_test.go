@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,15 +26,28 @@ func item(t testing.TB, h header, files ...string) []byte {
 	return []byte(zotero.BookMagic + string(line) + "\n" + strings.Join(files, ""))
 }
 
-// pages parses "pdf" attachments as one page per line, labelled as the
-// line's first word says when it is "label:X"; "bad" ones fail.
-func pages(_ context.Context, typ string, data []byte) (*doc.Document, error) {
+// fakeParts parses "pdf" attachments as one page per line, labelled as
+// the line's first word says when it is "label:X"; a line "SCAN" is a
+// scanned page, read from recognised when OCR has; "bad" ones fail. It
+// draws a page as an empty image and records which it drew.
+type fakeParts struct{ drawn []string }
+
+func (*fakeParts) Parse(_ context.Context, typ string, data []byte, recognised map[int]string) (*doc.Document, error) {
 	if typ == "bad" {
 		return nil, errors.New("cannot read it")
 	}
 	d := &doc.Document{Title: "From the file"}
 	var sec doc.Section
 	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		d.PageCount++
+		if line == "SCAN" {
+			text, ok := recognised[i+1]
+			if !ok {
+				d.Scanned = append(d.Scanned, i+1)
+				continue
+			}
+			line = text
+		}
 		if l, rest, ok := strings.Cut(line, " "); ok && strings.HasPrefix(l, "label:") {
 			for len(d.PageLabels) < i {
 				d.PageLabels = append(d.PageLabels, "")
@@ -41,10 +56,21 @@ func pages(_ context.Context, typ string, data []byte) (*doc.Document, error) {
 			line = rest
 		}
 		sec.Blocks = append(sec.Blocks, doc.Block{Text: line, Page: i + 1})
-		d.PageCount++
 	}
-	d.Chapters = []doc.Chapter{{Title: "Body", Sections: []doc.Section{sec}}}
+	if len(sec.Blocks) > 0 {
+		d.Chapters = []doc.Chapter{{Title: "Body", Sections: []doc.Section{sec}}}
+	}
 	return d, nil
+}
+
+func (f *fakeParts) Render(_ context.Context, typ string, data []byte, pages []int, _ float64, each func(doc.PageImage) error) error {
+	for _, p := range pages {
+		f.drawn = append(f.drawn, fmt.Sprintf("%s:%d", strings.SplitN(string(data), "\n", 2)[0], p))
+		if err := each(doc.PageImage{Page: p}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func TestParse(t *testing.T) {
@@ -61,7 +87,7 @@ func TestParse(t *testing.T) {
 			{Attachment: "A", Kind: "image"},
 		},
 	}
-	d, err := Parse(context.Background(), item(t, h, "label:iii one\nlabel:iv two\n", "s one\ns two\n"), pages)
+	d, err := Parse(context.Background(), item(t, h, "label:iii one\nlabel:iv two\n", "s one\ns two\n"), &fakeParts{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,12 +133,12 @@ func TestParseFailures(t *testing.T) {
 	one := func(typ string) header {
 		return header{Title: "T", Attachments: []zotero.BookAttachment{{Key: "A", Type: typ, Name: "a.pdf"}}}
 	}
-	if _, err := Parse(ctx, item(t, one("bad"), "x"), pages); err == nil || !strings.Contains(err.Error(), "a.pdf: cannot read it") {
+	if _, err := Parse(ctx, item(t, one("bad"), "x"), &fakeParts{}, nil); err == nil || !strings.Contains(err.Error(), "a.pdf: cannot read it") {
 		t.Errorf("an item whose only file fails: %v", err)
 	}
 	withNote := one("bad")
 	withNote.Notes = []zotero.BookNote{{Text: "kept"}}
-	if d, err := Parse(ctx, item(t, withNote, "x"), pages); err != nil || len(d.Chapters) != 1 {
+	if d, err := Parse(ctx, item(t, withNote, "x"), &fakeParts{}, nil); err != nil || len(d.Chapters) != 1 {
 		t.Errorf("an item with a note and a file that fails: %v", err)
 	}
 	good := item(t, one("pdf"), "one\n")
@@ -122,9 +148,58 @@ func TestParseFailures(t *testing.T) {
 		"bad JSON":      []byte(zotero.BookMagic + "{\n"),
 		"cut short":     good[:len(good)-2],
 	} {
-		if _, err := Parse(ctx, data, pages); !errors.Is(err, ErrDamaged) {
+		if _, err := Parse(ctx, data, &fakeParts{}, nil); !errors.Is(err, ErrDamaged) {
 			t.Errorf("%s: %v, want ErrDamaged", name, err)
 		}
+	}
+}
+
+// TestScannedAttachments: the scanned pages of every attachment are the
+// item's, numbered as its pages; OCR's text of them goes back to the
+// attachment that holds them, and their drawing to it too.
+func TestScannedAttachments(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := header{Title: "Scans", Attachments: []zotero.BookAttachment{
+		{Key: "A", Type: "pdf", Name: "a.pdf"}, {Key: "B", Type: "bad", Name: "b.pdf"}, {Key: "C", Type: "pdf", Name: "c.pdf"},
+	}}
+	data := item(t, h, "first text\nSCAN\n", "unread", "third\nSCAN\nSCAN\n")
+	d, err := Parse(ctx, data, &fakeParts{}, map[int]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Scanned, []int{2, 4, 5}) || d.PageCount != 5 {
+		t.Fatalf("scanned %v of %d pages, want [2 4 5] of 5", d.Scanned, d.PageCount)
+	}
+	f := &fakeParts{}
+	var got []int
+	if err := RenderPages(ctx, data, f, d.Scanned, 300, func(img doc.PageImage) error {
+		got = append(got, img.Page)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []int{2, 4, 5}) || !slices.Equal(f.drawn, []string{"first text:2", "third:2", "third:3"}) {
+		t.Errorf("drew %v as %v, want the item's pages 2, 4, 5 drawn by their attachments", got, f.drawn)
+	}
+	d, err = Parse(ctx, data, &fakeParts{}, map[int]string{2: "herons on the breakwater", 5: "gulls"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Scanned, []int{4}) {
+		t.Errorf("after OCR read pages 2 and 5, scanned %v, want [4]", d.Scanned)
+	}
+	var text []string
+	for _, c := range d.Chapters {
+		for _, b := range c.Sections[0].Blocks {
+			text = append(text, fmt.Sprintf("%d:%s", b.Page, b.Text))
+		}
+	}
+	if got := strings.Join(text, " "); got != "1:first text 2:herons on the breakwater 3:third 5:gulls" {
+		t.Errorf("text by page: %s", got)
+	}
+	if err := RenderPages(ctx, data, f, []int{6}, 300, func(doc.PageImage) error { return nil }); err == nil {
+		t.Error("drawing a page the item does not have succeeded")
 	}
 }
 
@@ -133,7 +208,7 @@ func FuzzParse(f *testing.F) {
 		Annotations: []zotero.BookAnnotation{{Attachment: "A", Kind: "highlight", Text: "x", PageIndex: 0}}}, "one\ntwo\n"))
 	f.Add([]byte(zotero.BookMagic + `{"attachments":[{"key":"A","type":"pdf","size":-1}]}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := Parse(context.Background(), data, pages)
+		d, err := Parse(context.Background(), data, &fakeParts{}, map[int]string{2: "read"})
 		if err != nil {
 			return
 		}
