@@ -119,7 +119,8 @@ prefer = {{toml .Calibre.Prefer}}
 # A Zotero data directory (zotero.sqlite at its top) is read from a copy of
 # its database: one book per item, with its attachments, notes and
 # highlights. Zotero's base directory for linked attachments (Settings →
-# Files and Folders), needed only for linked files it stores relative to it.
+# Files and Folders), needed only for linked files it stores relative to it;
+# empty: the one your Zotero profile sets.
 base_dir = {{toml .Zotero.BaseDir}}
 
 [ocr]

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
+
 	"github.com/grimoire-search/grimoire/app"
 	"github.com/grimoire-search/grimoire/ingest"
 	"github.com/grimoire-search/grimoire/model/llm"
 	"github.com/grimoire-search/grimoire/model/rerank"
+	"github.com/grimoire-search/grimoire/source/zotero"
 	"github.com/grimoire-search/grimoire/watcher"
 )
 
@@ -29,7 +32,17 @@ func (c *Config) settings() app.Settings {
 			Concurrency: o.Concurrency,
 		},
 		CalibrePrefer: c.Calibre.Prefer,
-		ZoteroBaseDir: c.Zotero.BaseDir,
+		ZoteroBaseDir: c.zoteroBaseDir(),
 		Watch:         watcher.Options{Debounce: c.Watch.Debounce, RescanInterval: c.Watch.RescanInterval},
 	}
+}
+
+// zoteroBaseDir is [zotero] base_dir, else the one the user's Zotero
+// profile sets, which Zotero's own settings keep.
+func (c *Config) zoteroBaseDir() string {
+	if c.Zotero.BaseDir != "" {
+		return c.Zotero.BaseDir
+	}
+	home, _ := os.UserHomeDir()
+	return zotero.ProfileBaseDir(home, os.Getenv("APPDATA"))
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -255,4 +257,30 @@ func hexValue(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// ProfileBaseDir returns the linked attachment base directory that the
+// first Zotero profile of the user sets, or "" when none sets one: the
+// profiles under home (macOS, Linux) and appData (Windows' %APPDATA%, ""
+// elsewhere), in order of their folders' names.
+func ProfileBaseDir(home, appData string) string {
+	var patterns []string
+	if home != "" {
+		patterns = append(patterns,
+			filepath.Join(home, "Library", "Application Support", "Zotero", "Profiles", "*", "prefs.js"),
+			filepath.Join(home, ".zotero", "zotero", "*", "prefs.js"))
+	}
+	if appData != "" {
+		patterns = append(patterns, filepath.Join(appData, "Zotero", "Zotero", "Profiles", "*", "prefs.js"))
+	}
+	for _, pattern := range patterns {
+		found, _ := filepath.Glob(pattern)
+		slices.Sort(found)
+		for _, p := range found {
+			if dir, err := BaseDirFromPrefs(p); err == nil && dir != "" {
+				return dir
+			}
+		}
+	}
+	return ""
 }

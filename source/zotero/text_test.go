@@ -200,3 +200,29 @@ func TestDateText(t *testing.T) {
 		}
 	}
 }
+
+func TestProfileBaseDir(t *testing.T) {
+	t.Parallel()
+	home, appData := t.TempDir(), t.TempDir()
+	if got := ProfileBaseDir(home, appData); got != "" {
+		t.Errorf("no profile: %q", got)
+	}
+	write := func(p, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(home, ".zotero", "zotero", "a1.default", "prefs.js"), `user_pref("extensions.zotero.dataDir", "/x");`+"\n")
+	write(filepath.Join(appData, "Zotero", "Zotero", "Profiles", "b2.default", "prefs.js"), `user_pref("extensions.zotero.baseAttachmentPath", "C:\\Papers");`+"\n")
+	if got := ProfileBaseDir(home, appData); got != `C:\Papers` {
+		t.Errorf("the Windows profile's base directory: %q", got)
+	}
+	write(filepath.Join(home, "Library", "Application Support", "Zotero", "Profiles", "c3.default", "prefs.js"), `user_pref("extensions.zotero.baseAttachmentPath", "/Users/me/Papers");`+"\n")
+	if got := ProfileBaseDir(home, appData); got != "/Users/me/Papers" {
+		t.Errorf("the macOS profile's base directory: %q", got)
+	}
+}
