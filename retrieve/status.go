@@ -161,9 +161,9 @@ func (v StatusView) UnsupportedSummary() string {
 }
 
 // ZoteroLine says which database a pass read a Zotero library from and
-// how old what it read was: "~/Zotero: 120 items, from a copy of
-// zotero.sqlite taken while Zotero held it, written 2026-12-06 14:02 UTC
-// (3 minutes before it was read)".
+// how old what it read was: "Zotero library ~/Zotero: 120 items, read
+// 2026-12-06 14:05 UTC from a copy of zotero.sqlite taken while Zotero was
+// running, as it was at 2026-12-06 14:02 UTC".
 func ZoteroLine(r library.ZoteroRead) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Zotero library %s: %s, read %s from ", r.Dir, plural.Count(r.Items, "item"), r.ReadAt.Format("2006-01-02 15:04 UTC"))

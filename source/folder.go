@@ -138,9 +138,9 @@ func (o Options) MDBookIn(ctx context.Context, root, dir string, ents []fs.DirEn
 // FolderOf returns the folder whose books a change at p (a file or
 // folder below root, there or gone) may change, to be looked at whole, or
 // "" when p is a book of its own or none: the Zotero data directory p lies
-// in (its database, or an attachment in its storage); the mdBook folder p lies in, or
-// was the SUMMARY.md or book.toml of (its files are books again); the
-// calibre entry p is a format or the description of, or was.
+// in (its database, or an attachment in its storage); the mdBook folder p
+// lies in, or was the SUMMARY.md or book.toml of (its files are books
+// again); the calibre entry p is a format or the description of, or was.
 func (o Options) FolderOf(p, root string) string {
 	if dir := o.zoteroFolder(p, root); dir != "" {
 		return dir

@@ -1,7 +1,8 @@
 // Package source is what a book is on disk: a plain file, the one format
 // a calibre entry is read from (package calibre), an mdBook folder
-// (package mdbook), or an item of a Zotero library (package zotero). A folder's listing gives its books as Source values
-// (Options.Listing); a changed path, the folder whose books it changes
+// (package mdbook), or an item of a Zotero library (package zotero). A
+// folder's listing gives its books as Source values (Options.Listing); a
+// changed path, the folder whose books it changes
 // (Options.FolderOf). A Source's bytes are read one way, through libfile,
 // whether reconcile hashes them (Source.Hash) or ingest parses them
 // (Read), so that the hash a book is known by is the hash of what is
