@@ -148,17 +148,6 @@ func (ps *Parsers) CanDraw(typ string) error {
 	return nil
 }
 
-// Scans reports whether format typ may have scanned pages, which OCR reads.
-func (ps *Parsers) Scans(typ string) bool {
-	p, err := ps.parser(typ)
-	if err != nil {
-		return false
-	}
-	_, scans := p.(scanner)
-	_, holds := p.(compound)
-	return scans || holds
-}
-
 // RenderPages draws pages of a book of format typ for OCR; see scanner.
 func (ps *Parsers) RenderPages(ctx context.Context, typ string, data []byte, pages []int, dpi float64, each func(doc.PageImage) error) error {
 	p, err := ps.parser(typ)

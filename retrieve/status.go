@@ -165,15 +165,18 @@ func (v StatusView) UnsupportedSummary() string {
 // 2026-12-06 14:05 UTC from a copy of zotero.sqlite taken while Zotero was
 // running, as it was at 2026-12-06 14:02 UTC".
 func ZoteroLine(r library.ZoteroRead) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Zotero library %s: %s, read %s from ", r.Dir, plural.Count(r.Items, "item"), r.ReadAt.Format("2006-01-02 15:04 UTC"))
+	const minute = "2006-01-02 15:04 UTC"
+	what := "a copy of " + r.From
 	switch {
 	case r.Why != "":
-		fmt.Fprintf(&b, "its backup %s, as it was at %s (%s)", r.From, r.DataTime.UTC().Format("2006-01-02 15:04 UTC"), r.Why)
+		what = "its backup " + r.From
 	case r.Locked:
-		fmt.Fprintf(&b, "a copy of %s taken while Zotero was running, as it was at %s", r.From, r.DataTime.UTC().Format("2006-01-02 15:04 UTC"))
-	default:
-		fmt.Fprintf(&b, "a copy of %s, as it was at %s", r.From, r.DataTime.UTC().Format("2006-01-02 15:04 UTC"))
+		what += " taken while Zotero was running"
 	}
-	return b.String()
+	line := fmt.Sprintf("Zotero library %s: %s, read %s from %s, as it was at %s", r.Dir, plural.Count(r.Items, "item"),
+		r.ReadAt.UTC().Format(minute), what, r.DataTime.UTC().Format(minute))
+	if r.Why != "" {
+		line += " (" + r.Why + ")"
+	}
+	return line
 }

@@ -5,7 +5,7 @@
 // changed path, the folder whose books it changes
 // (Options.FolderOf). A Source's bytes are read one way, through libfile,
 // whether reconcile hashes them (Source.Hash) or ingest parses them
-// (Read), so that the hash a book is known by is the hash of what is
+// (Reader), so that the hash a book is known by is the hash of what is
 // parsed.
 package source
 
@@ -98,13 +98,8 @@ func (s Source) Hash(ctx context.Context, buf []byte) (library.Hash, int64, erro
 	return h, before.ModTime.UnixNano(), nil
 }
 
-// Read reads the book that the file row f records, as the walk saw it: a
-// file reached from its library folder without following a link, regular,
-// of the size and inode recorded, never more than that size; an mdBook's
-// chapter files, through libfile, after the list of them, all of the size
-// and identities recorded. A file that is not as recorded is an error that
-// wraps libfile.ErrChanged.
-func Read(ctx context.Context, f library.File) ([]byte, error) {
+// read reads a file or an mdBook as Reader.Read does.
+func read(ctx context.Context, f library.File) ([]byte, error) {
 	want := libfile.Want{Size: f.Size, Ino: f.Inode}
 	if f.SourceType != mdbook.Type {
 		return libfile.ReadFile(ctx, f.Root, f.Path, want)

@@ -83,7 +83,7 @@ func TestEachKindHashesWhatIsRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.Path, err)
 		}
-		data, err := Read(ctx, row(s, h))
+		data, err := new(Reader).Read(ctx, row(s, h))
 		if err != nil {
 			t.Fatalf("%s: %v", s.Path, err)
 		}
@@ -93,7 +93,7 @@ func TestEachKindHashesWhatIsRead(t *testing.T) {
 	}
 	// A chapter changed since the walk: the folder is not read as it was.
 	testbook.Write(t, filepath.Join(guide, "two.md"), "# Two\n\nThe second chapter, longer now.\n")
-	if _, err := Read(ctx, row(*folder, library.Hash{})); !errors.Is(err, libfile.ErrChanged) {
+	if _, err := new(Reader).Read(ctx, row(*folder, library.Hash{})); !errors.Is(err, libfile.ErrChanged) {
 		t.Errorf("a changed mdBook read: %v", err)
 	}
 }

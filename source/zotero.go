@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -160,9 +159,9 @@ func zoteroBookOf(root, dir string, it *zotero.Item, typeOf func(string) string)
 	return b, problems
 }
 
-// Reader reads books' bytes for ingest, as Read does, keeping each Zotero
-// library it opened while its database is unchanged: every item of a
-// library is read from the same copy of it. It is safe for concurrent use.
+// Reader reads the books' bytes for ingest, keeping each Zotero library
+// it opened while its database is unchanged: every item of a library is
+// read from the same copy of it. It is safe for concurrent use.
 type Reader struct {
 	Options Options
 	// TypeOf names the format of a file, as the walk that found the
@@ -173,71 +172,67 @@ type Reader struct {
 	zotero map[string]zoteroOpened
 }
 
+// zoteroOpened is a library as a Reader opened it: its items by key.
 type zoteroOpened struct {
 	stamp string
-	lib   *zotero.Library
+	items map[string]*zotero.Item
 }
 
-// Read reads the book that the file row f records, as Read does; a Zotero
-// item's bytes are made again from its library as it is now, and must be
-// those the walk hashed.
+// Read reads the book that the file row f records, as the walk saw it: a
+// file reached from its library folder without following a link, regular,
+// of the size and inode recorded, never more than that size; an mdBook's
+// chapter files, after the list of them, all of the size and identities
+// recorded; a Zotero item's bytes made again from its library as it is
+// now, which must be those the walk hashed. A book that is not as
+// recorded is an error that wraps libfile.ErrChanged.
 func (r *Reader) Read(ctx context.Context, f library.File) ([]byte, error) {
 	if f.SourceType != zotero.Type {
-		return Read(ctx, f)
+		return read(ctx, f)
 	}
 	dir, key, ok := zoteroItemOf(f.Path)
 	if !ok {
 		return nil, &fs.PathError{Op: "read", Path: f.Path, Err: fs.ErrNotExist}
 	}
-	lib, err := r.library(ctx, dir)
+	items, err := r.items(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	for i := range lib.Items {
-		if lib.Items[i].Key != key {
-			continue
-		}
-		b, _ := zoteroBookOf(f.Root, dir, &lib.Items[i], r.TypeOf)
-		if b == nil || b.size() != f.Size || (f.Inode != 0 && b.id() != f.Inode) {
-			break
-		}
-		rc := libfile.Concat(ctx, b.head, b.parts)
-		defer rc.Close()
-		data := make([]byte, b.size())
-		if _, err := io.ReadFull(rc, data); err != nil {
-			return nil, err
-		}
-		return data, nil
+	var b *zoteroBook
+	if it := items[key]; it != nil {
+		b, _ = zoteroBookOf(f.Root, dir, it, r.TypeOf)
 	}
-	return nil, &fs.PathError{Op: "read", Path: f.Path, Err: libfile.ErrChanged}
+	if b == nil || b.size() != f.Size || (f.Inode != 0 && b.id() != f.Inode) {
+		return nil, &fs.PathError{Op: "read", Path: f.Path, Err: libfile.ErrChanged}
+	}
+	rc := libfile.Concat(ctx, b.head, b.parts)
+	defer rc.Close()
+	data := make([]byte, b.size())
+	if _, err := io.ReadFull(rc, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
-func (r *Reader) library(ctx context.Context, dir string) (*zotero.Library, error) {
-	stamp := zoteroStamp(dir)
+// items returns the items of the library in dir by key, opened again
+// only when its database changed.
+func (r *Reader) items(ctx context.Context, dir string) (map[string]*zotero.Item, error) {
+	stamp := zotero.Stamp(dir)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if o, ok := r.zotero[dir]; ok && o.stamp == stamp {
-		return o.lib, nil
+		return o.items, nil
 	}
 	lib, err := r.Options.openZotero(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
+	items := make(map[string]*zotero.Item, len(lib.Items))
+	for i := range lib.Items {
+		items[lib.Items[i].Key] = &lib.Items[i]
+	}
 	if r.zotero == nil {
 		r.zotero = make(map[string]zoteroOpened)
 	}
-	r.zotero[dir] = zoteroOpened{stamp: stamp, lib: lib}
-	return lib, nil
-}
-
-// zoteroStamp tells a Zotero database's files apart from what they were:
-// Zotero writes the database, its journal or its log.
-func zoteroStamp(dir string) string {
-	var b strings.Builder
-	for _, name := range []string{zotero.DB, zotero.DB + "-journal", zotero.DB + "-wal"} {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			fmt.Fprintf(&b, "%s %d %d;", name, fi.Size(), fi.ModTime().UnixNano())
-		}
-	}
-	return b.String()
+	r.zotero[dir] = zoteroOpened{stamp: stamp, items: items}
+	return items, nil
 }

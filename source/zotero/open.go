@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the SQLite driver, "sqlite"
@@ -180,10 +181,7 @@ func (s state) same(t state) bool {
 // snapshot copies the database at src and its companions to dst, trying
 // again while they change under it, and returns src's modification time.
 func snapshot(ctx context.Context, src, dst string, h hooks) (time.Time, error) {
-	// The files SQLite keeps beside a database while it is written, a
-	// rollback journal or a write-ahead log, belong in the copy: the
-	// database's pages make sense only with them.
-	paths := []string{src, src + "-journal", src + "-wal"}
+	paths := companions(src)
 	for attempt := range copyAttempts {
 		if attempt > 0 {
 			select {
@@ -224,6 +222,25 @@ func snapshot(ctx context.Context, src, dst string, h hooks) (time.Time, error) 
 		}
 	}
 	return time.Time{}, errChanging
+}
+
+// companions are the database at src and the files SQLite keeps beside
+// it while it is written, a rollback journal or a write-ahead log: the
+// database's pages make sense only with them.
+func companions(src string) []string {
+	return []string{src, src + "-journal", src + "-wal"}
+}
+
+// Stamp tells the database in dir and its companions apart from what
+// they were when it changes: Zotero writes one of them at every edit.
+func Stamp(dir string) string {
+	var b strings.Builder
+	for _, p := range companions(filepath.Join(dir, DB)) {
+		if fi, err := os.Stat(p); err == nil {
+			fmt.Fprintf(&b, "%s %d %d;", filepath.Base(p), fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
 }
 
 func lookAll(paths []string) ([]state, error) {
