@@ -135,6 +135,11 @@ func Parse(ctx context.Context, data []byte, parts Parts, recognised map[int]str
 			return 0
 		}
 		return p.first + index + 1
+	}, func(p int) string {
+		if p >= 1 && p <= len(d.PageLabels) {
+			return d.PageLabels[p-1]
+		}
+		return strconv.Itoa(p)
 	}); ok {
 		d.Chapters = append(d.Chapters, c)
 	}
@@ -222,12 +227,13 @@ func catalog(h *header) doc.Catalog {
 
 // notesChapter makes the chapter of the user's notes and annotations;
 // page gives the page of the book an annotation was made on (0 when not
-// known) from its attachment and 0-based page index.
-func notesChapter(h *header, page func(attachment string, index int) int) (doc.Chapter, bool) {
+// known) from its attachment and 0-based page index, and cited the name a
+// citation gives that page.
+func notesChapter(h *header, page func(attachment string, index int) int, cited func(page int) string) (doc.Chapter, bool) {
 	c := doc.Chapter{Title: zotero.NotesChapter}
 	for _, a := range h.Annotations {
-		s := doc.Section{Title: annotationTitle(a)}
 		p := page(a.Attachment, a.PageIndex)
+		s := doc.Section{Title: annotationTitle(a, cited(p))}
 		if t := strings.TrimSpace(a.Text); t != "" {
 			s.Blocks = append(s.Blocks, doc.Block{Kind: doc.Quote, Text: t, Page: p})
 		}
@@ -259,8 +265,9 @@ func notesChapter(h *header, page func(attachment string, index int) int) (doc.C
 }
 
 // annotationTitle names an annotation as the user knows it: "Your
-// highlight, p. 12".
-func annotationTitle(a zotero.BookAnnotation) string {
+// highlight, p. 12". The page label is left out where the citation gives
+// that page anyway (cited), so that it does not read "p. 12, p. 12".
+func annotationTitle(a zotero.BookAnnotation, cited string) string {
 	what := "Your annotation"
 	switch a.Kind {
 	case "highlight":
@@ -274,7 +281,7 @@ func annotationTitle(a zotero.BookAnnotation) string {
 	case "ink":
 		what = "Your drawing's comment"
 	}
-	if l := strings.TrimSpace(a.PageLabel); l != "" {
+	if l := strings.TrimSpace(a.PageLabel); l != "" && l != cited {
 		what += ", p. " + l
 	}
 	return what

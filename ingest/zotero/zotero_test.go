@@ -84,6 +84,7 @@ func TestParse(t *testing.T) {
 		Annotations: []zotero.BookAnnotation{
 			{Attachment: "B", Kind: "highlight", Text: "the second file's words", Comment: "mine", PageLabel: "S2", PageIndex: 1},
 			{Attachment: "A", Kind: "note", Comment: "a sticky note", PageLabel: "iv", PageIndex: 7},
+			{Attachment: "A", Kind: "underline", Text: "two", PageLabel: "iv", PageIndex: 1},
 			{Attachment: "A", Kind: "image"},
 		},
 	}
@@ -113,7 +114,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("the second file's second page is page %d of the book, want 4", p)
 	}
 	notes := d.Chapters[2].Sections
-	if len(notes) != 3 {
+	if len(notes) != 4 {
 		t.Fatalf("notes chapter: %+v", notes)
 	}
 	if notes[0].Title != "Your highlight, p. S2" || notes[0].Blocks[0].Kind != doc.Quote || notes[0].Blocks[0].Page != 4 || notes[0].Blocks[1].Text != "Your comment: mine" {
@@ -122,8 +123,11 @@ func TestParse(t *testing.T) {
 	if notes[1].Title != "Your note, p. iv" || notes[1].Blocks[0].Page != 0 {
 		t.Errorf("a note on a page the file does not have: %+v", notes[1])
 	}
-	if notes[2].Title != "Your note: Summary" || len(notes[2].Blocks) != 2 {
-		t.Errorf("child note: %+v", notes[2])
+	if notes[2].Title != "Your underline" || notes[2].Blocks[0].Page != 2 {
+		t.Errorf("an underline on page iv, which its citation names: %+v", notes[2])
+	}
+	if notes[3].Title != "Your note: Summary" || len(notes[3].Blocks) != 2 {
+		t.Errorf("child note: %+v", notes[3])
 	}
 }
 
