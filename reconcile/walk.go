@@ -132,7 +132,7 @@ func (s *scanner) walkDir(ctx context.Context, root, dir string, res *walkResult
 	}
 	res.covered[dir] = true
 	s.noteDevice(root, dir, res)
-	if done, err := s.zoteroLibrary(ctx, root, dir, res); done || err != nil {
+	if done, err := s.zoteroLibrary(ctx, root, dir, ents, res); done || err != nil {
 		return err
 	}
 	inEntry := s.src.CalibreEntry(dir, root, ents)
@@ -251,13 +251,13 @@ func (s *scanner) folderBook(ctx context.Context, root, dir string, ents []fs.Di
 }
 
 // zoteroLibrary takes the items of the Zotero library whose data
-// directory is dir for books (see source.Options.ZoteroIn), and reports
-// whether it was one: nothing else in it is walked, since its storage
-// holds the attachments of the items, which the database tells apart. A
-// database that cannot be read is a problem, and nothing below dir is
-// pruned.
-func (s *scanner) zoteroLibrary(ctx context.Context, root, dir string, res *walkResult) (bool, error) {
-	lib, err := s.src.ZoteroIn(ctx, root, dir, s.opts.Formats.TypeOf)
+// directory is dir, listed as ents, for books (see
+// source.Options.ZoteroIn), and reports whether it was one: nothing else
+// in it is walked, since its storage holds the attachments of the items,
+// which the database tells apart. A database that cannot be read is a
+// problem, and nothing below dir is pruned.
+func (s *scanner) zoteroLibrary(ctx context.Context, root, dir string, ents []fs.DirEntry, res *walkResult) (bool, error) {
+	lib, err := s.src.ZoteroIn(ctx, root, dir, ents, s.opts.Formats.TypeOf)
 	if ctx.Err() != nil {
 		return true, ctx.Err()
 	}

@@ -159,48 +159,44 @@ func checkCatalog(ctx context.Context, db *index.DB, f index.BookFilter) error {
 		WithHint("`grimoire list --json` (or list_books) shows each book's tags and series, and a Zotero item's collections and type")
 }
 
-// noCatalog appends to why what the tag and series filters of f, each
-// alone, fail to select.
+// noCatalog appends to why what the tag, series, collection and item type
+// filters of f, each alone, fail to select.
 func noCatalog(ctx context.Context, db *index.DB, f index.BookFilter, books []library.Book, why []string) ([]string, error) {
-	if f.Tag != "" {
-		if n, err := count(ctx, db, index.BookFilter{Tag: f.Tag}); err != nil {
-			return why, err
-		} else if n == 0 {
-			why = append(why, nearest(fmt.Sprintf("no book is tagged %.80q", f.Tag), f.Tag, books, func(b library.Book) []string { return b.Catalog.Tags }))
+	for _, c := range []struct {
+		value string
+		alone index.BookFilter
+		msg   string
+		names func(library.Book) []string
+	}{
+		{f.Tag, index.BookFilter{Tag: f.Tag}, fmt.Sprintf("no book is tagged %.80q", f.Tag),
+			func(b library.Book) []string { return b.Catalog.Tags }},
+		{f.Series, index.BookFilter{Series: f.Series}, fmt.Sprintf("no book's series contains %.80q", f.Series),
+			func(b library.Book) []string { return nonEmpty(b.Catalog.Series) }},
+		{f.Collection, index.BookFilter{Collection: f.Collection}, fmt.Sprintf("no book is in a collection %.80q", f.Collection),
+			collectionNames},
+		{f.ItemType, index.BookFilter{ItemType: f.ItemType}, fmt.Sprintf("no book is a Zotero item of type %.40q", f.ItemType),
+			func(b library.Book) []string { return nonEmpty(b.Catalog.ItemType) }},
+	} {
+		if c.value == "" {
+			continue
 		}
-	}
-	if f.Series != "" {
-		if n, err := count(ctx, db, index.BookFilter{Series: f.Series}); err != nil {
+		n, err := count(ctx, db, c.alone)
+		if err != nil {
 			return why, err
-		} else if n == 0 {
-			why = append(why, nearest(fmt.Sprintf("no book's series contains %.80q", f.Series), f.Series, books, func(b library.Book) []string {
-				if b.Catalog.Series == "" {
-					return nil
-				}
-				return []string{b.Catalog.Series}
-			}))
 		}
-	}
-	if f.Collection != "" {
-		if n, err := count(ctx, db, index.BookFilter{Collection: f.Collection}); err != nil {
-			return why, err
-		} else if n == 0 {
-			why = append(why, nearest(fmt.Sprintf("no book is in a collection %.80q", f.Collection), f.Collection, books, collectionNames))
-		}
-	}
-	if f.ItemType != "" {
-		if n, err := count(ctx, db, index.BookFilter{ItemType: f.ItemType}); err != nil {
-			return why, err
-		} else if n == 0 {
-			why = append(why, nearest(fmt.Sprintf("no book is a Zotero item of type %.40q", f.ItemType), f.ItemType, books, func(b library.Book) []string {
-				if b.Catalog.ItemType == "" {
-					return nil
-				}
-				return []string{b.Catalog.ItemType}
-			}))
+		if n == 0 {
+			why = append(why, nearest(c.msg, c.value, books, c.names))
 		}
 	}
 	return why, nil
+}
+
+// nonEmpty is s as a list of names: none when it is empty.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // collectionNames are the names a collection filter takes for the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -72,12 +73,12 @@ type ZoteroLibrary struct {
 }
 
 // ZoteroIn reads the Zotero library whose data directory is dir, below
-// root (see zotero.Open: never in Zotero's way): each regular item with an
-// attachment of a format typeOf names is one book, its path the database's
-// with the item's key. nil when o does not read Zotero libraries or dir
-// holds none.
-func (o Options) ZoteroIn(ctx context.Context, root, dir string, typeOf func(string) string) (*ZoteroLibrary, error) {
-	if !o.Zotero || !zotero.IsLibrary(dir) {
+// root, listed as ents (see zotero.Open: never in Zotero's way): each
+// regular item with an attachment of a format typeOf names is one book,
+// its path the database's with the item's key. nil when o does not read
+// Zotero libraries or dir holds none.
+func (o Options) ZoteroIn(ctx context.Context, root, dir string, ents []fs.DirEntry, typeOf func(string) string) (*ZoteroLibrary, error) {
+	if !o.Zotero || !slices.ContainsFunc(ents, func(d fs.DirEntry) bool { return d.Name() == zotero.DB && d.Type().IsRegular() }) {
 		return nil, nil
 	}
 	lib, err := o.openZotero(ctx, dir)

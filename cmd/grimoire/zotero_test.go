@@ -172,6 +172,9 @@ func TestZoteroLibrary(t *testing.T) {
 	if r := grimoire(t, zdir, "--library", zdir, "list", "--collection", "Methds"); r.code != exitNotFound || !strings.Contains(r.stderr, `did you mean "Methods"`) {
 		t.Errorf("a misspelt collection: exit %d, %s; want not found naming the nearest collection", r.code, r.stderr)
 	}
+	if r := grimoire(t, zdir, "--library", zdir, "query", "tide", "--item-type", "jurnalArticle"); r.code != exitNotFound || !strings.Contains(r.stderr, `no book is a Zotero item of type "jurnalArticle": did you mean "journalArticle"?`) {
+		t.Errorf("a misspelt item type: exit %d, %s; want not found naming the nearest item type", r.code, r.stderr)
+	}
 
 	// The linked EPUB, both attachments of the report, and the user's
 	// own words are found; the trash is not.

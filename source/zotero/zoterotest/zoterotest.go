@@ -421,29 +421,21 @@ func build(dir string, lib Library) error {
 	if _, err := os.Lstat(p); err == nil {
 		return fmt.Errorf("%s exists", p)
 	}
-	db, err := sql.Open("sqlite", dsn(p))
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	tx, err := db.Begin()
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	b := &builder{dir: dir, base: lib.BaseDir, tx: tx, types: map[string]int64{}, fields: map[string]int64{}, colls: map[string]int64{}}
-	if _, err := tx.Exec(schema); err != nil {
-		return fmt.Errorf("schema: %w", err)
-	}
-	if err := b.collections(lib.Collections); err != nil {
-		return err
-	}
-	for _, it := range lib.Items {
-		if err := b.item(it); err != nil {
-			return fmt.Errorf("item %s: %w", it.Key, err)
+	return update(dir, func(tx *sql.Tx) error {
+		b := &builder{dir: dir, base: lib.BaseDir, tx: tx, types: map[string]int64{}, fields: map[string]int64{}, colls: map[string]int64{}}
+		if _, err := tx.Exec(schema); err != nil {
+			return fmt.Errorf("schema: %w", err)
 		}
-	}
-	return tx.Commit()
+		if err := b.collections(lib.Collections); err != nil {
+			return err
+		}
+		for _, it := range lib.Items {
+			if err := b.item(it); err != nil {
+				return fmt.Errorf("item %s: %w", it.Key, err)
+			}
+		}
+		return nil
+	})
 }
 
 func (b *builder) collections(cs []Collection) error {
