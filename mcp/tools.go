@@ -17,7 +17,7 @@ type listBooksArgs struct {
 	Author     string `json:"author,omitempty" jsonschema:"Only books whose author contains this text (case-insensitive)"`
 	Type       string `json:"type,omitempty" jsonschema:"Only books of this type"`
 	Query      string `json:"query,omitempty" jsonschema:"Only books whose title or author contains this text"`
-	Tag        string `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives; case-insensitive)"`
+	Tag        string `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's or Zotero's tags, or the subjects and keywords a book's file gives; case-insensitive)"`
 	Series     string `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text (calibre's, or the one a book's file names)"`
 	Collection string `json:"collection,omitempty" jsonschema:"Only the items of a Zotero library in this collection or its sub-collections: a path (Thesis/Methods) or a collection's name"`
 	ItemType   string `json:"item_type,omitempty" jsonschema:"Only the items of a Zotero library of this type (journalArticle, book, bookSection, thesis, preprint...)"`
@@ -52,7 +52,7 @@ type searchArgs struct {
 	Book       string   `json:"book,omitempty" jsonschema:"Only this book (slug)"`
 	Author     string   `json:"author,omitempty" jsonschema:"Only books whose author contains this text"`
 	Type       string   `json:"type,omitempty" jsonschema:"Only books of this type"`
-	Tag        string   `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's tags, or the subjects and keywords a book's file gives)"`
+	Tag        string   `json:"tag,omitempty" jsonschema:"Only books with this tag (calibre's or Zotero's tags, or the subjects and keywords a book's file gives)"`
 	Series     string   `json:"series,omitempty" jsonschema:"Only books of a series whose name contains this text"`
 	Collection string   `json:"collection,omitempty" jsonschema:"Only the items of a Zotero library in this collection or its sub-collections: a path (Thesis/Methods) or a collection's name"`
 	ItemType   string   `json:"item_type,omitempty" jsonschema:"Only the items of a Zotero library of this type (journalArticle, book, bookSection, thesis, preprint...)"`

@@ -79,7 +79,7 @@ func (a *cli) listCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Author, "author", "", "only books whose author contains this")
 	cmd.Flags().StringVar(&f.Type, "type", "", "only books of this type: "+strings.Join(ingest.Formats().Types(), ", "))
 	cmd.Flags().StringVar(&f.Query, "match", "", "only books whose title or author contains this")
-	cmd.Flags().StringVar(&f.Tag, "tag", "", "only books with this tag (calibre's, or a subject or keyword the book's file gives)")
+	cmd.Flags().StringVar(&f.Tag, "tag", "", "only books with this tag (calibre's or Zotero's, or a subject or keyword the book's file gives)")
 	cmd.Flags().StringVar(&f.Series, "series", "", "only books of a series whose name contains this (calibre's, or the book file's)")
 	cmd.Flags().StringVar(&f.Collection, "collection", "", "only Zotero items in this collection or its sub-collections (a path, Thesis/Methods, or a name)")
 	cmd.Flags().StringVar(&f.ItemType, "item-type", "", "only Zotero items of this type (journalArticle, book, thesis…)")

@@ -98,7 +98,7 @@ with the others under "also in".`,
 	f.StringSliceVar(&q.Phrasings, "also", nil, "another phrasing of the question (repeatable)")
 	f.StringVar(&q.Book, "book", "", "only this book (slug)")
 	f.StringVar(&q.Author, "author", "", "only books whose author contains this")
-	f.StringVar(&q.Tag, "tag", "", "only books with this tag (calibre's, or a subject or keyword the book's file gives)")
+	f.StringVar(&q.Tag, "tag", "", "only books with this tag (calibre's or Zotero's, or a subject or keyword the book's file gives)")
 	f.StringVar(&q.Series, "series", "", "only books of a series whose name contains this (calibre's, or the book file's)")
 	f.StringVar(&q.Collection, "collection", "", "only Zotero items in this collection or its sub-collections (a path, Thesis/Methods, or a name)")
 	f.StringVar(&q.ItemType, "item-type", "", "only Zotero items of this type (journalArticle, book, thesis…)")
