@@ -146,9 +146,10 @@ type state struct {
 	header [100]byte
 }
 
+// look looks at the file at p, a regular file or none (see openOwn).
 func look(p string) (state, error) {
 	var s state
-	f, err := os.Open(p)
+	f, err := openOwn(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
@@ -258,7 +259,7 @@ func lookAll(paths []string) ([]state, error) {
 // copyFile copies src to a new file dst, stopping when ctx is done: a
 // library's database may hold hundreds of megabytes.
 func copyFile(ctx context.Context, src, dst string) error {
-	in, err := os.Open(src)
+	in, err := openOwn(src)
 	if err != nil {
 		return fmt.Errorf("copying: %w", err)
 	}

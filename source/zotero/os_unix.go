@@ -2,11 +2,11 @@
 
 package zotero
 
-import (
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
+// ownFlags open a file of the data directory without following a link
+// and without blocking on a FIFO.
+const ownFlags = unix.O_NOFOLLOW | unix.O_NONBLOCK
 
 // SQLite's lock bytes in a database file (its os_unix.c): the pending
 // byte, the reserved byte, then the range a reader takes one byte of.
@@ -25,7 +25,7 @@ const (
 // the process itself holds open through SQLite (a lock held in this
 // process is not seen either).
 func lockedByOther(p string) bool {
-	f, err := os.Open(p)
+	f, err := openOwn(p)
 	if err != nil {
 		return false
 	}
