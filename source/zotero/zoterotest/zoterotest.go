@@ -144,11 +144,7 @@ func update(dir string, fn func(*sql.Tx) error) error {
 // AddTag tags the item with key, as the user does in Zotero.
 func AddTag(t testing.TB, dir, key, tag string) {
 	t.Helper()
-	Update(t, dir, func(tx *sql.Tx) error {
-		id, err := itemID(tx, key)
-		if err != nil {
-			return err
-		}
+	edit(t, dir, key, func(tx *sql.Tx, id int64) error {
 		if _, err := tx.Exec(`INSERT OR IGNORE INTO tags (name) VALUES (?)`, tag); err != nil {
 			return err
 		}
@@ -163,11 +159,7 @@ func AddTag(t testing.TB, dir, key, tag string) {
 // Rename sets the title of the item with key.
 func Rename(t testing.TB, dir, key, title string) {
 	t.Helper()
-	Update(t, dir, func(tx *sql.Tx) error {
-		id, err := itemID(tx, key)
-		if err != nil {
-			return err
-		}
+	edit(t, dir, key, func(tx *sql.Tx, id int64) error {
 		if err := setField(tx, id, "title", title); err != nil {
 			return err
 		}
@@ -178,13 +170,22 @@ func Rename(t testing.TB, dir, key, title string) {
 // Trash moves the item with key to the trash.
 func Trash(t testing.TB, dir, key string) {
 	t.Helper()
+	edit(t, dir, key, func(tx *sql.Tx, id int64) error {
+		_, err := tx.Exec(`INSERT OR IGNORE INTO deletedItems (itemID) VALUES (?)`, id)
+		return err
+	})
+}
+
+// edit runs fn on the item with key in one transaction, as Zotero saves
+// an edit.
+func edit(t testing.TB, dir, key string, fn func(tx *sql.Tx, id int64) error) {
+	t.Helper()
 	Update(t, dir, func(tx *sql.Tx) error {
 		id, err := itemID(tx, key)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(`INSERT OR IGNORE INTO deletedItems (itemID) VALUES (?)`, id)
-		return err
+		return fn(tx, id)
 	})
 }
 
